@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+// Interlock: an embeddable routing core. The Swift module `Interlock` holds every rule; the
+// `interlock` dynamic library exports it to C (and through C to every other host).
+import PackageDescription
+
+let optimize: [SwiftSetting] = [
+    // Exclusivity checks cost a measurable share of a 70 ns lookup; the core does not rely on them.
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+]
+
+let package = Package(
+    name: "Interlock",
+    products: [
+        .library(name: "Interlock", targets: ["Interlock"]),
+        .library(name: "interlock", type: .dynamic, targets: ["InterlockABI"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPCRE2",
+            pkgConfig: "libpcre2-8",
+            providers: [.apt(["libpcre2-dev"])]
+        ),
+        .target(name: "Interlock", dependencies: ["CPCRE2"], swiftSettings: optimize),
+        .target(
+            name: "InterlockABI",
+            dependencies: ["Interlock"],
+            swiftSettings: optimize,
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libinterlock.so.0"])]
+        ),
+        .testTarget(name: "InterlockTests", dependencies: ["Interlock"]),
+    ]
+)

@@ -1,0 +1,323 @@
+import CPCRE2
+import Synchronization
+
+/// What one lookup found; the details are on the ``Matcher``.
+public enum MatchOutcome: Sendable {
+    case matched
+    case notFound
+    case methodNotAllowed
+}
+
+/// The longest method accepted, in bytes.
+public let maximumMethodLength = 64
+
+private let unset = Int.max  // PCRE2_UNSET: ~(PCRE2_SIZE)0, seen through Int
+
+/// Serial numbers tell routers apart even when one is freed and another takes its address.
+private let routerSerials = Atomic<UInt64>(0)
+extension Router {
+    static func nextSerial() -> UInt64 { routerSerials.add(1, ordering: .relaxed).newValue }
+}
+
+/// Per-thread lookup state: buffers, PCRE2 match data and the table last used. Reuse one matcher
+/// for many lookups on one thread; after the first lookup (and while the table does not change) a
+/// lookup allocates nothing. A matcher is not for two threads at once.
+public final class Matcher {
+    private var subject: UnsafeMutablePointer<UInt8>
+    private var subjectCapacity: Int
+    private var subjectLength = 0
+    private var decoded: UnsafeMutablePointer<UInt8>
+    private var matchData: OpaquePointer
+    private var ovectorPairs: Int
+    private let matchContext: OpaquePointer
+    private let jitStack: OpaquePointer
+    private let spanStart: UnsafeMutablePointer<Int>
+    private let spanEnd: UnsafeMutablePointer<Int>
+    private var spanCount = 0
+    private let valueStart: UnsafeMutablePointer<Int>
+    private let valueLength: UnsafeMutablePointer<Int>
+
+    private var tableSerial: UInt64 = 0
+    private var tableGeneration: UInt64 = 0
+    private var tableRoot: CompiledNode? = nil
+    private var strictSlash = false
+
+    /// The route that matched last, or nil.
+    public private(set) var route: Route? = nil
+    private var names: ParameterNames? = nil
+    /// Number of parameters of the last match.
+    public private(set) var parameterCount = 0
+    /// Where the parts of the last URI were.
+    private(set) var spans = URISpans()
+    private var allowedRoutes: [Route] = []
+    private var enumeratingUnit: Unit? = nil
+
+    /// Creates a matcher. `preallocate` sizes its buffers for the longest URI up front, so that no
+    /// lookup ever allocates; otherwise they grow on demand.
+    public init(preallocate: Bool = false) {
+        let uriBytes = preallocate ? maximumURILength : 1024
+        subjectCapacity = Matcher.subjectBytes(uriBytes)
+        subject = .allocate(capacity: subjectCapacity)
+        decoded = .allocate(capacity: subjectCapacity)
+        ovectorPairs = 32
+        matchData = pcre2_match_data_create_8(UInt32(ovectorPairs), nil)
+        matchContext = pcre2_match_context_create_8(nil)
+        jitStack = pcre2_jit_stack_create_8(32 * 1024, 1024 * 1024, nil)
+        pcre2_jit_stack_assign_8(matchContext, nil, UnsafeMutableRawPointer(jitStack))
+        // A user's constraint must never hang a lookup.
+        pcre2_set_match_limit_8(matchContext, 5_000_000)
+        let segments = maximumPatternSegments + 2
+        spanStart = .allocate(capacity: segments)
+        spanEnd = .allocate(capacity: segments)
+        valueStart = .allocate(capacity: segments)
+        valueLength = .allocate(capacity: segments)
+        allowedRoutes.reserveCapacity(64)
+    }
+
+    deinit {
+        subject.deallocate()
+        decoded.deallocate()
+        pcre2_match_data_free_8(matchData)
+        pcre2_match_context_free_8(matchContext)
+        pcre2_jit_stack_free_8(jitStack)
+        spanStart.deallocate(); spanEnd.deallocate()
+        valueStart.deallocate(); valueLength.deallocate()
+    }
+
+    private static func subjectBytes(_ uriBytes: Int) -> Int {
+        URIParser.outputCapacity(for: uriBytes) + 2 * uriBytes + maximumMethodLength + 8
+    }
+
+    private func refresh(_ router: Router) throws(InterlockError) {
+        let table = try router.compiledTable()
+        if table.captures + 1 > ovectorPairs {
+            pcre2_match_data_free_8(matchData)
+            ovectorPairs = table.captures + 1
+            matchData = pcre2_match_data_create_8(UInt32(ovectorPairs), nil)
+        }
+        tableRoot = table.root
+        tableGeneration = table.generation
+        tableSerial = router.serial
+        strictSlash = router.options.contains(.strictSlash)
+    }
+
+    /// Looks up `uri` with `method` (nil: any method). Throws `.uri` for a malformed URI,
+    /// `.invalidArgument` for a malformed method, `.limit` if a constraint exceeds the match limit.
+    public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
+        route = nil
+        names = nil
+        parameterCount = 0
+        allowedRoutes.removeAll(keepingCapacity: true)
+        if router.serial != tableSerial || router.generation.load(ordering: .acquiring) != tableGeneration || tableRoot == nil {
+            try refresh(router)
+        }
+        guard let root = tableRoot else { return .notFound }
+        if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
+            subject.deallocate(); decoded.deallocate()
+            subjectCapacity = Matcher.subjectBytes(uri.count)
+            subject = .allocate(capacity: subjectCapacity)
+            decoded = .allocate(capacity: subjectCapacity)
+        }
+        spans = try URIParser.parse(uri, strictSlash: strictSlash, into: subject)
+
+        // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free.
+        var n = spans.pathLength
+        subject[n] = newline; n += 1
+        let methodStart = n
+        if let method {
+            guard !method.isEmpty, method.count <= maximumMethodLength else {
+                throw InterlockError(.invalidArgument, method.isEmpty ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
+            }
+            for (i, c) in method.enumerated() {
+                guard isTokenChar(c) else { throw InterlockError(.invalidArgument, "invalid character in method", offset: i) }
+                subject[n] = c; n += 1
+            }
+        }
+        let methodLength = n - methodStart
+        subject[n] = newline; n += 1
+        if let s = spans.scheme { for i in s { subject[n] = lowercased(uri[i]); n += 1 } }
+        subject[n] = newline; n += 1
+        if let h = spans.host { for i in h { subject[n] = lowercased(uri[i]); n += 1 } }
+        subjectLength = n
+
+        spanCount = 0
+        if try matchNode(root, at: 0) { return .matched }
+        guard methodLength > 0 else { return .notFound }
+
+        // Method not allowed? Match again with no method, letting a callout list every leaf whose
+        // path, scheme and host fit.
+        let tail = subjectLength - (methodStart + methodLength)
+        (subject + methodStart).update(from: subject + methodStart + methodLength, count: tail)
+        subjectLength -= methodLength
+        pcre2_set_callout_8(matchContext, enumerateCallout, Unmanaged.passUnretained(self).toOpaque())
+        defer { pcre2_set_callout_8(matchContext, nil, nil); enumeratingUnit = nil; route = nil; names = nil }
+        spanCount = 0
+        _ = try matchNode(root, at: 0)
+        return allowedRoutes.isEmpty ? .notFound : .methodNotAllowed
+    }
+
+    @inline(__always) private func matchNode(_ node: CompiledNode, at p: Int) throws(InterlockError) -> Bool {
+        switch node {
+        case .unit(let u): return try run(u, at: p)
+        case .dispatch(let d): return try dispatch(d, at: p)
+        }
+    }
+
+    /// `p` is just after the dispatch node's own segment: at "/" or at the "\n" ending the path.
+    private func dispatch(_ d: Dispatch, at p: Int) throws(InterlockError) -> Bool {
+        if subject[p] == slash {
+            let segStart = p + 1
+            var segEnd = segStart
+            while subject[segEnd] != slash && subject[segEnd] != newline { segEnd += 1 }
+            if let child = d.literals.lookup(subject + segStart, segEnd - segStart),
+               try enter(child, at: p, segmentEnd: segEnd) { return true }
+            for child in d.constrained where try enter(child, at: p, segmentEnd: segEnd) { return true }
+            if let child = d.parameter, try enter(child, at: p, segmentEnd: segEnd) { return true }
+        }
+        for unit in d.terminals where try run(unit, at: p) { return true }
+        return false
+    }
+
+    @inline(__always) private func enter(_ child: CompiledNode, at p: Int, segmentEnd: Int) throws(InterlockError) -> Bool {
+        switch child {
+        case .unit(let u):
+            return try run(u, at: p)
+        case .dispatch(let d):
+            if d.capturesEntry {
+                guard segmentEnd > p + 1 else { return false }
+                if let guardCode = d.entryGuard, try !run(guardCode, at: p) { return false }
+                spanStart[spanCount] = p + 1; spanEnd[spanCount] = segmentEnd
+                spanCount += 1
+                if try dispatch(d, at: segmentEnd) { return true }
+                spanCount -= 1
+                return false
+            }
+            return try dispatch(d, at: segmentEnd)
+        }
+    }
+
+    /// Runs a regex at `p`; true if it matched.
+    @inline(__always) private func run(_ code: PCRE2Code, at p: Int) throws(InterlockError) -> Bool {
+        let rc = code.jitted
+            ? pcre2_jit_match_8(code.code, subject, subjectLength, p, 0, matchData, matchContext)
+            : pcre2_match_8(code.code, subject, subjectLength, p, 0, matchData, matchContext)
+        if rc >= 0 { return true }
+        if rc == PCRE2_ERROR_NOMATCH { return false }
+        throw InterlockError(.limit, "matching stopped: " + PCRE2Code.message(rc))
+    }
+
+    private func run(_ unit: Unit, at p: Int) throws(InterlockError) -> Bool {
+        enumeratingUnit = unit
+        guard try run(unit.code, at: p) else { return false }
+        guard let mark = pcre2_get_mark_8(matchData) else { return false }
+        let leaf = unit.leaves[Matcher.markIndex(mark)]
+        record(leaf)
+        return true
+    }
+
+    @inline(__always) static func markIndex(_ mark: UnsafePointer<UInt8>) -> Int {
+        var i = 0, v = 0
+        while mark[i] != 0 { v = v &* 10 &+ Int(mark[i] &- 0x30); i += 1 }
+        return v
+    }
+
+    /// Copies the winning leaf's parameters out, percent-decoded, into the decode buffer.
+    private func record(_ leaf: UnitLeaf) {
+        route = leaf.route
+        names = leaf.names
+        let count = leaf.names.count
+        let fromSpans = count - leaf.groups.count
+        let ovector = pcre2_get_ovector_pointer_8(matchData)!
+        var o = 0
+        for i in 0..<count {
+            var s: Int, e: Int
+            if i < fromSpans {
+                s = spanStart[i]; e = spanEnd[i]
+            } else {
+                let g = Int(leaf.groups[i - fromSpans])
+                s = ovector[2 * g]; e = ovector[2 * g + 1]
+                if s == unset { s = 0; e = 0 }
+            }
+            valueStart[i] = o
+            var k = s
+            while k < e {
+                let c = subject[k]
+                if c == percent, let h = hexValue(subject[k + 1]), let l = hexValue(subject[k + 2]) {
+                    decoded[o] = h << 4 | l
+                    k += 3
+                } else {
+                    decoded[o] = c
+                    k += 1
+                }
+                o += 1
+            }
+            valueLength[i] = o - valueStart[i]
+            decoded[o] = 0; o += 1
+        }
+        parameterCount = count
+    }
+
+    fileprivate func calloutHit(_ mark: UnsafePointer<UInt8>?) {
+        guard let mark, let unit = enumeratingUnit else { return }
+        let leaf = unit.leaves[Matcher.markIndex(mark)]
+        guard let method = leaf.route.pattern.method else { return }
+        if allowedRoutes.contains(where: { $0.pattern.method == method }) { return }
+        if allowedRoutes.count < allowedRoutes.capacity { allowedRoutes.append(leaf.route) }
+    }
+
+    // MARK: Results
+
+    /// The name of parameter `i` of the last match, NUL-terminated, valid while the matcher holds
+    /// this table (until a lookup after the router changed).
+    public func parameterName(_ i: Int) -> (UnsafePointer<CChar>, Int) {
+        (names!.pointer(i), names!.lengths[i])
+    }
+
+    /// The decoded value of parameter `i`, NUL-terminated, valid until the next lookup.
+    public func parameterValue(_ i: Int) -> (UnsafePointer<CChar>, Int) {
+        (UnsafeRawPointer(decoded + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
+    }
+
+    /// The index of the parameter with this name, if the last match has one.
+    public func parameterIndex(_ name: UnsafeRawBufferPointer) -> Int? {
+        guard let names else { return nil }
+        for i in 0..<parameterCount where names.lengths[i] == name.count {
+            let p = UnsafeRawPointer(names.pointer(i))
+            if name.isEmpty || memcmp(p, name.baseAddress!, name.count) == 0 { return i }
+        }
+        return nil
+    }
+
+    /// Methods under which the path of the last lookup would have matched (method not allowed).
+    public var allowedMethods: [String] { allowedRoutes.compactMap { $0.pattern.method } }
+
+    /// The methods of the last method-not-allowed answer, as C strings owned by their routes.
+    func allowedMethod(_ i: Int) -> UnsafePointer<CChar>? {
+        i < allowedRoutes.count ? allowedRoutes[i].methodCString.map { UnsafePointer($0) } : nil
+    }
+
+    var allowedCount: Int { allowedRoutes.count }
+
+    /// The last match as a value.
+    public func routeMatch() -> RouteMatch {
+        var params: [(name: String, value: String)] = []
+        for i in 0..<parameterCount {
+            let (v, n) = parameterValue(i)
+            let value = UnsafeRawBufferPointer(start: v, count: n)
+            params.append((names!.names[i], String(decoding: value, as: UTF8.self)))
+        }
+        return RouteMatch(routeID: route!.id, pattern: route!.pattern.source, name: route!.name, parameters: params)
+    }
+}
+
+private let enumerateCallout: @convention(c) (UnsafeMutablePointer<pcre2_callout_block_8>?, UnsafeMutableRawPointer?) -> Int32 = { block, data in
+    guard let block, let data else { return 1 }
+    Unmanaged<Matcher>.fromUnretained(data).takeUnretainedValue().calloutHit(block.pointee.mark)
+    return 1  // fail here, so the match backtracks into the next leaf
+}
+
+private extension Unmanaged {
+    static func fromUnretained(_ p: UnsafeMutableRawPointer) -> Unmanaged { fromOpaque(p) }
+}
+
+@_silgen_name("memcmp") private func memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Int32

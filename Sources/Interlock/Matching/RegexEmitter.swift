@@ -1,0 +1,124 @@
+// Turns a subtree into one regex shaped like the tree: each node's alternatives sit in a
+// branch-reset group "(?|...)" in precedence order, so PCRE2's ordered, backtracking alternation
+// *is* the precedence rule, and shared prefixes are matched once.
+//
+// The subject is the normalized path, then "\n" method "\n" scheme "\n" host. A leaf's tail checks
+// the request against the route's method, scheme and host and ends with "(*MARK:n)", n being the
+// leaf's index in the unit; "(?C1)" after it lets the method-not-allowed pass enumerate leaves
+// (PCRE2 skips callouts when no callout function is set, so the fast path pays nothing).
+//
+// Segment shapes:
+//   literal      /lit
+//   parameter    /([^/\n]++)
+//   constrained  /(?=[^/\n]++([\s\S]*+))(?=(?n:REGEX)\g{R}\z)([^/\n]++)
+//                group R holds everything after the segment, so "REGEX then R then the end"
+//                holds only if REGEX matches the segment exactly: never across a "/".
+//   catch-all    (?:/([^\n]*+))?
+
+/// A leaf as a unit knows it: the route, its parameter names, and which of the unit's capture
+/// groups hold the values of the parameters captured inside the unit (the rest, before them, were
+/// captured by dispatch nodes above).
+struct UnitLeaf {
+    let route: Route
+    let names: ParameterNames
+    let groups: [Int32]
+}
+
+struct RegexEmitter {
+    let caseInsensitive: Bool
+    var out: [UInt8] = []
+    var leaves: [UnitLeaf] = []
+
+    init(caseInsensitive: Bool) {
+        self.caseInsensitive = caseInsensitive
+        if caseInsensitive { out += Array("(?i)".utf8) }
+    }
+
+    private mutating func put(_ s: String) { out += Array(s.utf8) }
+
+    private mutating func putEscaped(_ bytes: [UInt8]) {
+        for b in bytes {
+            switch b {
+            case 0x5C, 0x5E, 0x24, 0x2E, 0x7C, 0x3F, 0x2A, 0x2B, 0x28, 0x29, 0x5B, 0x5D, 0x7B, 0x7D, 0x23, 0x20:
+                out.append(0x5C)
+            default: break
+            }
+            out.append(b)
+        }
+    }
+
+    /// Emits a node's entry segment; returns the next free group number and the captured groups.
+    mutating func emitEntry(_ entry: TreeNode.Entry, group: Int32, captured: [Int32]) -> (Int32, [Int32]) {
+        var captured = captured
+        switch entry {
+        case .root:
+            return (group, captured)
+        case .literal(let b):
+            out.append(slash)
+            putEscaped(b)
+            return (group, captured)
+        case .parameter:
+            put("/([^/\\n]++)")
+            captured.append(group)
+            return (group + 1, captured)
+        case .constrained(let c):
+            put("/(?=[^/\\n]++([\\s\\S]*+))(?=")
+            put(caseInsensitive ? "(?-i:(?n:" : "(?n:")
+            put(c)
+            put(caseInsensitive ? "))" : ")")
+            put("\\g{\(group)}\\z)([^/\\n]++)")
+            captured.append(group + 1)
+            return (group + 2, captured)
+        case .catchAll:
+            put("(?:/([^\\n]*+))?")
+            captured.append(group)
+            return (group + 1, captured)
+        }
+    }
+
+    /// Emits the tail of one leaf: method, scheme and host checks, then its mark.
+    mutating func emitLeaf(_ leaf: Leaf, captured: [Int32]) {
+        let p = leaf.route.pattern
+        if caseInsensitive { put("(?-i:") }
+        out.append(0x5C); out.append(0x6E)  // "\n"
+        if let m = p.method {
+            put("(?:"); putEscaped(Array(m.utf8)); put(")?\\n")
+        } else if p.scheme != nil || p.host != nil {
+            put("[^\\n]*+\\n")
+        }
+        if let s = p.scheme {
+            putEscaped(Array(s.utf8)); put("\\n")
+        } else if p.host != nil {
+            put("[^\\n]*+\\n")
+        }
+        if let h = p.host { putEscaped(Array(h.utf8)); put("\\z") }
+        if caseInsensitive { put(")") }
+        put("(*MARK:\(leaves.count))(?C1)")
+        leaves.append(UnitLeaf(route: leaf.route, names: leaf.names, groups: captured))
+    }
+
+    /// Emits a whole subtree, its entry included.
+    mutating func emitSubtree(_ node: TreeNode, group: Int32, captured: [Int32]) {
+        let (next, cap) = emitEntry(node.entry, group: group, captured: captured)
+        emitAlternatives(leaves: node.leaves, children: node.childrenInOrder, group: next, captured: cap)
+    }
+
+    /// Emits leaves and then children as one ordered alternation.
+    mutating func emitAlternatives(leaves: [Leaf], children: [TreeNode], group: Int32, captured: [Int32]) {
+        let count = leaves.count + children.count
+        if count == 0 { put("(*FAIL)"); return }
+        if count > 1 { put("(?|") }
+        var first = true
+        for leaf in leaves {
+            if !first { out.append(0x7C) }
+            first = false
+            emitLeaf(leaf, captured: captured)
+        }
+        for child in children {
+            if !first { out.append(0x7C) }
+            first = false
+            emitSubtree(child, group: group, captured: captured)
+        }
+        if count > 1 { put(")") }
+    }
+}

@@ -1,0 +1,157 @@
+// The route table as a tree of path segments: the single source of truth for precedence.
+//
+// Children of a node are tried in this order, which is the precedence rule itself:
+//   the node's own leaves (the path ends here), literal children, constrained parameters (in the
+//   order first registered), the plain parameter, and last the catch-all.
+// A literal is an exact segment, so literal siblings never compete; everything after is a
+// fallback that is tried only when the more specific branch fails further on (backtracking).
+// Leaves at one node are ordered by the tie rule: an explicit scheme or host first, then an
+// explicit method, then registration order.
+
+/// A route variant that ends at a node, with its parameter names in path order.
+struct Leaf {
+    let route: Route
+    let names: ParameterNames
+}
+
+final class TreeNode {
+    enum Entry: Equatable {
+        case root
+        case literal([UInt8])
+        case parameter
+        case constrained(String)
+        case catchAll
+    }
+
+    let entry: Entry
+    /// Literal children by key (ASCII lower-cased on a case-insensitive router).
+    var literalChildren: [[UInt8]: TreeNode] = [:]
+    /// Literal children in the order added, so that emitted regexes are deterministic.
+    var literalOrder: [TreeNode] = []
+    var constrainedChildren: [TreeNode] = []
+    var parameterChild: TreeNode?
+    var catchAllChild: TreeNode?
+    var leaves: [Leaf] = []
+    /// An estimate of the bytes of regex this subtree compiles to, kept up to date on insertion.
+    var size: Int
+    /// The compiled form of this subtree; nil when something below changed.
+    var compiled: CompiledNode?
+
+    init(_ entry: Entry) {
+        self.entry = entry
+        self.size = TreeNode.entrySize(entry) + 4
+    }
+
+    var hasChildren: Bool {
+        !literalOrder.isEmpty || !constrainedChildren.isEmpty || parameterChild != nil || catchAllChild != nil
+    }
+
+    /// Children in precedence order.
+    var childrenInOrder: [TreeNode] {
+        var all = literalOrder
+        all += constrainedChildren
+        if let p = parameterChild { all.append(p) }
+        if let c = catchAllChild { all.append(c) }
+        return all
+    }
+
+    static func entrySize(_ e: Entry) -> Int {
+        switch e {
+        case .root: return 0
+        case .literal(let b): return 1 + 2 * b.count
+        case .parameter: return 14
+        case .constrained(let c): return 60 + c.utf8.count
+        case .catchAll: return 18
+        }
+    }
+
+    static func leafSize(_ route: Route) -> Int {
+        40 + (route.pattern.method?.utf8.count ?? 0) * 2 + (route.pattern.scheme?.utf8.count ?? 0) * 2
+            + (route.pattern.host?.utf8.count ?? 0) * 2
+    }
+}
+
+/// The tie rule between routes with the same path shape.
+@inline(__always) func leafPrecedes(_ a: Route, _ b: Route) -> Bool {
+    if a.hasSchemeOrHost != b.hasSchemeOrHost { return a.hasSchemeOrHost }
+    if (a.pattern.method != nil) != (b.pattern.method != nil) { return a.pattern.method != nil }
+    return a.id < b.id
+}
+
+struct RouteTree {
+    let root = TreeNode(.root)
+    let caseInsensitive: Bool
+
+    private func key(_ literal: [UInt8]) -> [UInt8] {
+        caseInsensitive ? literal.map(lowercased) : literal
+    }
+
+    private func existingChild(_ node: TreeNode, _ segment: PatternSegment) -> TreeNode? {
+        switch segment {
+        case .literal(let b): return node.literalChildren[key(b)]
+        case .parameter(_, nil): return node.parameterChild
+        case .parameter(_, let c?): return node.constrainedChildren.first { $0.entry == .constrained(c) }
+        case .catchAll: return node.catchAllChild
+        }
+    }
+
+    /// The route already registered with the same method, scheme, host and path shape, if any.
+    func conflict(for route: Route) -> Route? {
+        for variant in route.pattern.variants {
+            var node: TreeNode? = root
+            for segment in variant { node = node.flatMap { existingChild($0, segment) } }
+            guard let node else { continue }
+            let p = route.pattern
+            if let other = node.leaves.first(where: {
+                $0.route.pattern.method == p.method && $0.route.pattern.scheme == p.scheme && $0.route.pattern.host == p.host
+            }) {
+                return other.route
+            }
+        }
+        return nil
+    }
+
+    /// Adds every variant of `route`; the caller has checked for conflicts.
+    func insert(_ route: Route) {
+        for variant in route.pattern.variants {
+            var path: [TreeNode] = [root]
+            var node = root
+            var names: [String] = []
+            for segment in variant {
+                if let name = segment.parameterName { names.append(name) }
+                if let child = existingChild(node, segment) {
+                    node = child
+                } else {
+                    let child: TreeNode
+                    switch segment {
+                    case .literal(let b):
+                        child = TreeNode(.literal(b))
+                        node.literalChildren[key(b)] = child
+                        node.literalOrder.append(child)
+                    case .parameter(_, nil):
+                        child = TreeNode(.parameter)
+                        node.parameterChild = child
+                    case .parameter(_, let c?):
+                        child = TreeNode(.constrained(c))
+                        node.constrainedChildren.append(child)
+                    case .catchAll:
+                        child = TreeNode(.catchAll)
+                        node.catchAllChild = child
+                    }
+                    // The new subtree's size joins every ancestor's.
+                    for ancestor in path { ancestor.size += child.size + 2 }
+                    node = child
+                }
+                path.append(node)
+            }
+            let leaf = Leaf(route: route, names: ParameterNames(names))
+            let at = node.leaves.firstIndex { leafPrecedes(route, $0.route) } ?? node.leaves.count
+            node.leaves.insert(leaf, at: at)
+            let grow = TreeNode.leafSize(route)
+            for n in path {
+                n.size += grow
+                n.compiled = nil
+            }
+        }
+    }
+}

@@ -1,0 +1,324 @@
+// The route pattern grammar:
+//
+//   pattern   = [ method " " ] [ scheme "://" [ host ] ] path
+//   path      = [ "/" ] item *( item )          (the leading slash is optional)
+//   item      = "/" segment | "(" "/" ... ")"   (optional part, nestable)
+//   segment   = literal | ":" name [ "(" REGEX ")" ] | "*" [ name ]   ("*" only last)
+//
+// A "(" right after ":name" opens a constraint unless it is followed by "/", which opens an
+// optional part: a constraint can never begin with "/", since no segment contains one.
+
+/// The most variants a pattern's optional parts may expand to.
+public let maximumPatternVariants = 64
+/// The most segments one path shape may have.
+public let maximumPatternSegments = 256
+
+struct PatternParser {
+    let bytes: [UInt8]
+    let strictSlash: Bool
+    var pos = 0
+    var names: [String] = []
+
+    /// A parsed sequence: segments and nested optional sequences.
+    indirect enum Item {
+        case segment(PatternSegment)
+        case optional([Item])
+    }
+
+    static func parse(_ source: String, strictSlash: Bool) throws(InterlockError) -> RoutePattern {
+        var parser = PatternParser(bytes: Array(source.utf8), strictSlash: strictSlash)
+        return try parser.run(source)
+    }
+
+    private func fail(_ message: String, _ offset: Int) -> InterlockError {
+        InterlockError(.pattern, message, offset: offset)
+    }
+
+    mutating func run(_ source: String) throws(InterlockError) -> RoutePattern {
+        for (i, c) in bytes.enumerated() where isControl(c) && c != 0x20 {
+            throw fail("control byte in pattern", i)
+        }
+        var method: String? = nil
+        if let space = bytes.firstIndex(of: 0x20) {
+            guard space > 0 else { throw fail("pattern begins with a space", 0) }
+            for i in 0..<space where !isTokenChar(bytes[i]) {
+                throw fail("invalid character in method", i)
+            }
+            method = Array(bytes[0..<space]).string
+            pos = space + 1
+            if let extra = bytes[pos...].firstIndex(of: 0x20) {
+                throw fail("space in pattern path (write it as %20)", extra)
+            }
+        }
+        let (scheme, host) = try parseSchemeAndHost()
+        if pos < bytes.count, bytes[pos] == slash { pos += 1 }   // the leading slash is optional
+        var items: [Item] = []
+        try parseSequence(into: &items, firstSegmentImplicit: true, closing: nil)
+        let variants = try Self.expand(items)
+        for variant in variants where variant.count > maximumPatternSegments {
+            throw InterlockError(.limit, "pattern has more than \(maximumPatternSegments) segments", offset: 0)
+        }
+        return RoutePattern(source: source, method: method, scheme: scheme, host: host,
+                            variants: variants, parameterNames: names)
+    }
+
+    private mutating func parseSchemeAndHost() throws(InterlockError) -> (String?, String?) {
+        let start = pos
+        guard start < bytes.count, isAlpha(bytes[start]) else { return (nil, nil) }
+        var j = start + 1
+        while j < bytes.count, isAlpha(bytes[j]) || isDigit(bytes[j]) || bytes[j] == 0x2B || bytes[j] == 0x2D || bytes[j] == 0x2E {
+            j += 1
+        }
+        guard j + 2 < bytes.count + 0, bytes[j] == 0x3A, bytes[j + 1] == slash, j + 2 < bytes.count, bytes[j + 2] == slash else {
+            return (nil, nil)
+        }
+        let scheme = bytes[start..<j].map(lowercased)
+        pos = j + 3
+        let hasHost = scheme.withUnsafeBytes { schemeHasHost($0, 0..<scheme.count) }
+        guard hasHost else { return (scheme.string, nil) }
+        let hostStart = pos
+        while pos < bytes.count, bytes[pos] != slash, bytes[pos] != 0x28 { pos += 1 }
+        guard pos > hostStart else { throw fail("pattern has '\(scheme.string)://' but no host", hostStart) }
+        for i in hostStart..<pos {
+            let c = bytes[i]
+            if c == 0x3A { throw fail("ports are not matched: leave the port out of the pattern's host", i) }
+            guard isUnreserved(c) || c == 0x5B || c == 0x5D else { throw fail("invalid character in host", i) }
+        }
+        return (scheme.string, bytes[hostStart..<pos].map(lowercased).string)
+    }
+
+    /// Parses items up to `closing` (the offset of the "(" it closes) or the end.
+    private mutating func parseSequence(
+        into items: inout [Item], firstSegmentImplicit: Bool, closing: Int?
+    ) throws(InterlockError) {
+        var expectSegment = firstSegmentImplicit
+        var sawCatchAll: Int? = nil
+        while true {
+            if expectSegment {
+                expectSegment = false
+                let segmentStart = pos
+                if atSegmentEnd() {
+                    // An empty segment: allowed only as a trailing slash (or the root).
+                    if pos > 0, bytes[pos - 1] == slash, onlyClosersFollow() {
+                        if strictSlash && !(items.isEmpty && closing == nil && segmentStart <= 1) {
+                            items.append(.segment(.literal([])))
+                        }
+                        continue
+                    }
+                    if pos >= bytes.count || bytes[pos] == 0x28 || bytes[pos] == 0x29 {
+                        if items.isEmpty && closing == nil { continue }   // root, or root then an optional part
+                    }
+                    throw fail("empty segment", segmentStart)
+                }
+                if let catchAll = sawCatchAll { throw fail("'*' must be the last segment", catchAll) }
+                let segment = try parseSegment()
+                if case .catchAll = segment { sawCatchAll = segmentStart }
+                items.append(.segment(segment))
+                continue
+            }
+            guard pos < bytes.count else {
+                if let closing { throw fail("unbalanced '(': no matching ')'", closing) }
+                return
+            }
+            switch bytes[pos] {
+            case slash:
+                pos += 1
+                expectSegment = true
+            case 0x28:  // "("
+                let open = pos
+                if let catchAll = sawCatchAll { throw fail("'*' must be the last segment", catchAll) }
+                pos += 1
+                guard pos < bytes.count, bytes[pos] == slash else {
+                    throw fail("an optional part must begin with '/'", open)
+                }
+                pos += 1
+                var inner: [Item] = []
+                try parseSequence(into: &inner, firstSegmentImplicit: true, closing: open)
+                if inner.isEmpty && !strictSlash {
+                    // "(/)" is an optional trailing slash: without a strict router it is no change.
+                } else {
+                    items.append(.optional(inner))
+                }
+                // A catch-all inside an optional part must still be last.
+                if Self.endsWithCatchAll(inner) { sawCatchAll = open }
+            case 0x29:  // ")"
+                guard closing != nil else { throw fail("unbalanced ')'", pos) }
+                pos += 1
+                return
+            default:
+                throw fail("unexpected character", pos)
+            }
+        }
+    }
+
+    private static func endsWithCatchAll(_ items: [Item]) -> Bool {
+        guard let last = items.last else { return false }
+        switch last {
+        case .segment(.catchAll): return true
+        case .segment: return false
+        case .optional(let inner): return endsWithCatchAll(inner)
+        }
+    }
+
+    private func atSegmentEnd() -> Bool {
+        pos >= bytes.count || bytes[pos] == slash || bytes[pos] == 0x28 || bytes[pos] == 0x29
+    }
+
+    private func onlyClosersFollow() -> Bool {
+        var k = pos
+        while k < bytes.count { if bytes[k] != 0x29 { return false }; k += 1 }
+        return true
+    }
+
+    private mutating func parseName(after sigil: Int, allowEmpty: Bool) throws(InterlockError) -> String {
+        let start = pos
+        while pos < bytes.count, isAlpha(bytes[pos]) || isDigit(bytes[pos]) || bytes[pos] == 0x5F { pos += 1 }
+        if pos == start {
+            if allowEmpty { return "*" }
+            throw fail("empty parameter name", sigil)
+        }
+        let name = Array(bytes[start..<pos]).string
+        if names.contains(name) { throw fail("duplicate parameter name '\(name)'", sigil) }
+        names.append(name)
+        return name
+    }
+
+    private mutating func parseSegment() throws(InterlockError) -> PatternSegment {
+        let start = pos
+        switch bytes[pos] {
+        case 0x3A:  // ":"
+            pos += 1
+            let name = try parseName(after: start, allowEmpty: false)
+            var constraint: String? = nil
+            if pos < bytes.count, bytes[pos] == 0x28, !(pos + 1 < bytes.count && bytes[pos + 1] == slash) {
+                constraint = try parseConstraint()
+            }
+            guard atSegmentEnd() else {
+                throw fail("a parameter must be a whole segment (escape ':' as '\\:' in a literal)", start)
+            }
+            return .parameter(name: name, constraint: constraint)
+        case 0x2A:  // "*"
+            pos += 1
+            let name = try parseName(after: start, allowEmpty: true)
+            if name == "*" {
+                if names.contains("*") { throw fail("duplicate parameter name '*'", start) }
+                names.append("*")
+            }
+            guard atSegmentEnd() else { throw fail("a catch-all must be a whole segment", start) }
+            if !onlyClosersFollow() { throw fail("'*' must be the last segment", start) }
+            return .catchAll(name: name)
+        default:
+            return try parseLiteral()
+        }
+    }
+
+    /// Reads "(REGEX)" with balanced parentheses, honouring escapes and character classes.
+    private mutating func parseConstraint() throws(InterlockError) -> String {
+        let open = pos
+        pos += 1
+        var depth = 1
+        var inClass = false
+        let bodyStart = pos
+        while pos < bytes.count {
+            let c = bytes[pos]
+            if c == 0x5C { pos += 2; continue }   // "\x"
+            if inClass {
+                if c == 0x5D { inClass = false }
+            } else if c == 0x5B {
+                inClass = true
+                // "[]" and "[^]" take a literal "]" first.
+                if pos + 1 < bytes.count, bytes[pos + 1] == 0x5E { pos += 1 }
+                if pos + 1 < bytes.count, bytes[pos + 1] == 0x5D { pos += 1 }
+            } else if c == 0x28 {
+                depth += 1
+            } else if c == 0x29 {
+                depth -= 1
+                if depth == 0 { break }
+            }
+            pos += 1
+        }
+        guard pos < bytes.count, depth == 0 else { throw fail("unbalanced '(' in constraint", open) }
+        var body = Array(bytes[bodyStart..<pos])
+        pos += 1
+        var bodyOffset = bodyStart
+        // Anchors are implied (a constraint matches the whole segment): allow and drop them.
+        if body.first == 0x5E { body.removeFirst(); bodyOffset += 1 }
+        if body.last == 0x24, body.count < 2 || body[body.count - 2] != 0x5C { body.removeLast() }
+        if body.isEmpty { throw fail("empty constraint", open) }
+        try ConstraintCheck.validate(body.string, offset: bodyOffset)
+        return body.string
+    }
+
+    private mutating func parseLiteral() throws(InterlockError) -> PatternSegment {
+        let start = pos
+        var out: [UInt8] = []
+        var dots = 0
+        var utf8 = UTF8Validator()
+        while pos < bytes.count {
+            var c = bytes[pos]
+            if c == slash || c == 0x28 || c == 0x29 { break }
+            if c == 0x5C {  // "\" escapes the next byte
+                guard pos + 1 < bytes.count else { throw fail("'\\' at the end of the pattern", pos) }
+                pos += 1
+                c = bytes[pos]
+            } else if c == 0x3A || c == 0x2A {
+                throw fail("'\(c == 0x3A ? ":" : "*")' inside a literal segment (escape it with '\\')", pos)
+            } else if c == 0x3F || c == 0x23 {
+                throw fail("'\(c == 0x3F ? "?" : "#")' in a pattern: patterns match paths only", pos)
+            } else if c == percent {
+                guard pos + 2 < bytes.count, let h = hexValue(bytes[pos + 1]), let l = hexValue(bytes[pos + 2]) else {
+                    throw fail("bad percent-escape", pos)
+                }
+                let v = h << 4 | l
+                if v == 0 { throw fail("percent-escape decodes to NUL", pos) }
+                guard utf8.feed(v) else { throw fail("literal is not valid UTF-8 once decoded", pos) }
+                append(v, escapedInput: true, to: &out, dots: &dots)
+                pos += 3
+                continue
+            }
+            guard utf8.feed(c) else { throw fail("literal is not valid UTF-8", pos) }
+            append(c, escapedInput: false, to: &out, dots: &dots)
+            pos += 1
+        }
+        if !utf8.isComplete { throw fail("literal is not valid UTF-8", pos) }
+        if dots == out.count && (dots == 1 || dots == 2) {
+            throw fail("'.' and '..' segments never match: URIs are normalized without them", start)
+        }
+        return .literal(out)
+    }
+
+    private func append(_ c: UInt8, escapedInput: Bool, to out: inout [UInt8], dots: inout Int) {
+        if c == 0x2E { dots += 1 }
+        if escapedInput ? isUnreserved(c) : isPathChar(c) {
+            out.append(c)
+        } else {
+            out.append(percent); out.append(upperHex[Int(c >> 4)]); out.append(upperHex[Int(c & 15)])
+        }
+    }
+
+    /// Every combination of optional parts, shortest first.
+    static func expand(_ items: [Item]) throws(InterlockError) -> [[PatternSegment]] {
+        var results: [[PatternSegment]] = [[]]
+        for item in items {
+            switch item {
+            case .segment(let s):
+                for i in results.indices { results[i].append(s) }
+            case .optional(let inner):
+                let innerVariants = try expand(inner)
+                var next: [[PatternSegment]] = []
+                for r in results {
+                    next.append(r)
+                    for v in innerVariants { next.append(r + v) }
+                }
+                if next.count > maximumPatternVariants {
+                    throw InterlockError(.limit, "optional parts expand to more than \(maximumPatternVariants) variants", offset: 0)
+                }
+                results = next
+            }
+        }
+        // Dedupe ("(/)" on a lenient router adds nothing) while keeping order.
+        var seen: [[PatternSegment]] = []
+        for r in results where !seen.contains(r) { seen.append(r) }
+        return seen
+    }
+}

@@ -1,0 +1,76 @@
+/// A route's identity within one router: assigned in registration order, starting at 1.
+public typealias RouteID = UInt32
+
+/// A registered route: its pattern and what the matcher needs to report it. Immutable, so
+/// compiled tables and matchers on other threads may hold it.
+public final class Route: @unchecked Sendable {
+    /// The id given when the route was added.
+    public let id: RouteID
+    /// The parsed pattern.
+    public let pattern: RoutePattern
+    /// The route's name, if it has one.
+    public let name: String?
+    /// The pattern text, NUL-terminated, for borrowers that want a C string.
+    let patternCString: UnsafeMutablePointer<CChar>
+    /// Length of the pattern in bytes.
+    let patternLength: Int
+    /// The method, NUL-terminated, or nil for any method.
+    let methodCString: UnsafeMutablePointer<CChar>?
+
+    init(id: RouteID, pattern: RoutePattern, name: String?) {
+        self.id = id
+        self.pattern = pattern
+        self.name = name
+        let bytes = Array(pattern.source.utf8)
+        patternLength = bytes.count
+        patternCString = .allocate(capacity: bytes.count + 1)
+        for (i, b) in bytes.enumerated() { patternCString[i] = CChar(bitPattern: b) }
+        patternCString[bytes.count] = 0
+        if let method = pattern.method {
+            let m = Array(method.utf8)
+            let p = UnsafeMutablePointer<CChar>.allocate(capacity: m.count + 1)
+            for (i, b) in m.enumerated() { p[i] = CChar(bitPattern: b) }
+            p[m.count] = 0
+            methodCString = p
+        } else {
+            methodCString = nil
+        }
+    }
+
+    deinit {
+        patternCString.deallocate()
+        methodCString?.deallocate()
+    }
+
+    /// Whether the route names a scheme or host (it wins a full tie against one that does not).
+    var hasSchemeOrHost: Bool { pattern.scheme != nil || pattern.host != nil }
+}
+
+/// Parameter names of one variant, laid out once as C strings so a match can lend them out.
+final class ParameterNames: @unchecked Sendable {
+    let names: [String]
+    let storage: UnsafeMutablePointer<CChar>
+    let offsets: [Int]
+    let lengths: [Int]
+
+    init(_ names: [String]) {
+        self.names = names
+        let total = names.reduce(0) { $0 + $1.utf8.count + 1 }
+        storage = .allocate(capacity: max(total, 1))
+        var offsets: [Int] = [], lengths: [Int] = []
+        var o = 0
+        for name in names {
+            offsets.append(o)
+            lengths.append(name.utf8.count)
+            for b in name.utf8 { storage[o] = CChar(bitPattern: b); o += 1 }
+            storage[o] = 0; o += 1
+        }
+        self.offsets = offsets
+        self.lengths = lengths
+    }
+
+    deinit { storage.deallocate() }
+
+    var count: Int { names.count }
+    func pointer(_ i: Int) -> UnsafePointer<CChar> { UnsafePointer(storage + offsets[i]) }
+}

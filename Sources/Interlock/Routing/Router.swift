@@ -1,0 +1,156 @@
+import Synchronization
+
+/// How a router compares and normalizes.
+public struct RouterOptions: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// Literal segments compare ASCII case-insensitively.
+    public static let caseInsensitive = RouterOptions(rawValue: 1)
+    /// A trailing slash is significant: `/a/` and `/a` are different paths.
+    public static let strictSlash = RouterOptions(rawValue: 2)
+}
+
+/// The most routes one router holds.
+public let maximumRoutes = 1 << 22
+
+/// A route table. Routes are added at any time, from any thread; lookups on other threads see the
+/// table before or after an addition, never half of it. The regexes are compiled lazily, on the
+/// first lookup after a change, and only the part of the table that changed is recompiled.
+public final class Router: @unchecked Sendable {
+    /// The options the router was made with.
+    public let options: RouterOptions
+    /// Tells this router apart from every other, for matchers that cache its table.
+    let serial = Router.nextSerial()
+    /// Bumped on every change; matchers compare it with the table they hold.
+    let generation = Atomic<UInt64>(0)
+    private let state: Mutex<State>
+
+    struct State {
+        var tree: RouteTree
+        var routes: [Route] = []
+        var routesByName: [String: Route] = [:]
+        var compiled: (generation: UInt64, root: CompiledNode, captures: Int)? = nil
+        /// Matchers for `match(_:method:)`, handed to one caller at a time.
+        var pool: [PooledMatcher] = []
+    }
+
+    /// Creates an empty router.
+    public init(options: RouterOptions = []) {
+        self.options = options
+        state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
+    }
+
+    /// Parses `pattern` and adds it as a route. Returns the route's id (1, 2, ... in order added).
+    /// Throws a `.pattern` error naming the problem and its byte offset, or a `.conflict` error
+    /// naming the route that already has the same method, scheme, host and path shape.
+    @discardableResult
+    public func addRoute(_ pattern: String, name: String? = nil) throws(InterlockError) -> RouteID {
+        let parsed = try PatternParser.parse(pattern, strictSlash: options.contains(.strictSlash))
+        if let name, name.isEmpty { throw InterlockError(.invalidArgument, "route name is empty") }
+        return try state.withLock { (s: inout State) throws(InterlockError) -> RouteID in
+            if let name, let other = s.routesByName[name] {
+                throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)'")
+            }
+            guard s.routes.count < maximumRoutes else {
+                throw InterlockError(.limit, "router already holds \(maximumRoutes) routes")
+            }
+            let route = Route(id: RouteID(s.routes.count + 1), pattern: parsed, name: name)
+            if let other = s.tree.conflict(for: route) {
+                throw InterlockError(.conflict, "'\(pattern)' conflicts with '\(other.pattern.source)' (route \(other.id)): same method, scheme, host and path shape")
+            }
+            s.tree.insert(route)
+            s.routes.append(route)
+            if let name { s.routesByName[name] = route }
+            generation.add(1, ordering: .releasing)
+            return route.id
+        }
+    }
+
+    /// The route with this id, if any.
+    public func route(_ id: RouteID) -> Route? {
+        state.withLock { s in id >= 1 && Int(id) <= s.routes.count ? s.routes[Int(id) - 1] : nil }
+    }
+
+    /// The route with this name, if any.
+    public func route(named name: String) -> Route? {
+        state.withLock { s in s.routesByName[name] }
+    }
+
+    /// Number of routes.
+    public var count: Int { state.withLock { $0.routes.count } }
+
+    /// The compiled table for the current generation, compiling what changed.
+    func compiledTable() throws(InterlockError) -> (generation: UInt64, root: CompiledNode, captures: Int) {
+        try state.withLock { (s: inout State) throws(InterlockError) in
+            let g = generation.load(ordering: .acquiring)
+            if let c = s.compiled, c.generation == g { return c }
+            let root = try TableCompiler.compile(s.tree.root, caseInsensitive: options.contains(.caseInsensitive))
+            let c = (generation: g, root: root, captures: root.maxCaptures)
+            s.compiled = c
+            return c
+        }
+    }
+
+    /// Matches `uri` (and `method`, nil for any) and returns the route and its parameters, or why not.
+    /// Throws a `.uri` error with the byte offset for a malformed URI.
+    public func match(_ uri: String, method: String? = nil) throws(InterlockError) -> MatchResult {
+        let pooled = state.withLock { $0.pool.popLast() } ?? PooledMatcher(matcher: Matcher())
+        defer { state.withLock { s in if s.pool.count < 16 { s.pool.append(pooled) } } }
+        let matcher = pooled.matcher
+        let uriBytes = Array(uri.utf8)
+        let methodBytes = method.map { Array($0.utf8) }
+        let outcome = try withBytes(uriBytes) { (u) throws(InterlockError) -> MatchOutcome in
+            guard let methodBytes else { return try matcher.match(self, method: nil, uri: u) }
+            return try withBytes(methodBytes) { (m) throws(InterlockError) in try matcher.match(self, method: m, uri: u) }
+        }
+        switch outcome {
+        case .matched: return .matched(matcher.routeMatch())
+        case .notFound: return .notFound
+        case .methodNotAllowed: return .methodNotAllowed(allowed: matcher.allowedMethods)
+        }
+    }
+}
+
+/// A matcher moving between threads through the pool: only one thread uses it at a time.
+struct PooledMatcher: @unchecked Sendable {
+    let matcher: Matcher
+}
+
+/// What a lookup found.
+public enum MatchResult: Equatable, Sendable {
+    /// A route matched.
+    case matched(RouteMatch)
+    /// No route matches the path (with this scheme and host).
+    case notFound
+    /// Routes match the path, but none under this method; `allowed` lists their methods.
+    case methodNotAllowed(allowed: [String])
+
+    /// The match, if a route matched.
+    public var routeMatch: RouteMatch? {
+        if case .matched(let m) = self { return m }
+        return nil
+    }
+}
+
+/// A route that matched, with its parameters (percent-decoded) in path order.
+public struct RouteMatch: Equatable, Sendable {
+    /// The route's id.
+    public let routeID: RouteID
+    /// The route's pattern as written.
+    public let pattern: String
+    /// The route's name, if it has one.
+    public let name: String?
+    /// Parameter names and decoded values, in path order.
+    public let parameters: [(name: String, value: String)]
+
+    /// The value of the named parameter, if the match bound it.
+    public subscript(_ name: String) -> String? {
+        parameters.first { $0.name == name }?.value
+    }
+
+    public static func == (a: RouteMatch, b: RouteMatch) -> Bool {
+        a.routeID == b.routeID && a.pattern == b.pattern && a.name == b.name
+            && a.parameters.map(\.name) == b.parameters.map(\.name)
+            && a.parameters.map(\.value) == b.parameters.map(\.value)
+    }
+}

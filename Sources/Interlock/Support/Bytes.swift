@@ -1,0 +1,112 @@
+// Byte-level helpers shared by the pattern parser and the URI normalizer. Everything here works on
+// UTF-8 bytes: URIs are byte strings, and String's Unicode machinery would cost on every lookup.
+
+@usableFromInline let slash: UInt8 = 0x2F
+@usableFromInline let percent: UInt8 = 0x25
+@usableFromInline let newline: UInt8 = 0x0A
+
+@inline(__always) func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+@inline(__always) func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+
+/// RFC 3986 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~". Escapes of these are decoded.
+@inline(__always) func isUnreserved(_ c: UInt8) -> Bool {
+    isAlpha(c) || isDigit(c) || c == 0x2D || c == 0x2E || c == 0x5F || c == 0x7E
+}
+
+/// Characters that may stand unescaped in a normalized path segment: unreserved, sub-delims, ":" and "@".
+@inline(__always) func isPathChar(_ c: UInt8) -> Bool {
+    if isUnreserved(c) { return true }
+    switch c {
+    case 0x21, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D, 0x3A, 0x40: return true
+    default: return false
+    }
+}
+
+/// A control byte (C0 or DEL): never accepted in a URI or a pattern.
+@inline(__always) func isControl(_ c: UInt8) -> Bool { c < 0x20 || c == 0x7F }
+
+@inline(__always) func hexValue(_ c: UInt8) -> UInt8? {
+    switch c {
+    case 0x30...0x39: return c &- 0x30
+    case 0x41...0x46: return c &- 0x41 &+ 10
+    case 0x61...0x66: return c &- 0x61 &+ 10
+    default: return nil
+    }
+}
+
+@usableFromInline let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+@inline(__always) func lowercased(_ c: UInt8) -> UInt8 { (c >= 0x41 && c <= 0x5A) ? c | 0x20 : c }
+
+/// HTTP token characters (RFC 9110), the alphabet of methods.
+func isTokenChar(_ c: UInt8) -> Bool {
+    if isAlpha(c) || isDigit(c) { return true }
+    switch c {
+    case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
+    default: return false
+    }
+}
+
+/// Incremental UTF-8 validation (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
+struct UTF8Validator {
+    private var needed = 0
+    private var lower: UInt8 = 0x80
+    private var upper: UInt8 = 0xBF
+
+    /// Feeds one byte; false when the sequence so far can no longer be valid UTF-8.
+    @inline(__always) mutating func feed(_ b: UInt8) -> Bool {
+        if needed == 0 {
+            switch b {
+            case 0x00...0x7F: return true
+            case 0xC2...0xDF: needed = 1
+            case 0xE0: needed = 2; lower = 0xA0
+            case 0xE1...0xEC, 0xEE, 0xEF: needed = 2
+            case 0xED: needed = 2; upper = 0x9F
+            case 0xF0: needed = 3; lower = 0x90
+            case 0xF1...0xF3: needed = 3
+            case 0xF4: needed = 3; upper = 0x8F
+            default: return false
+            }
+            return true
+        }
+        guard b >= lower && b <= upper else { return false }
+        lower = 0x80; upper = 0xBF
+        needed -= 1
+        return true
+    }
+
+    /// True when no multi-byte sequence is left open.
+    var isComplete: Bool { needed == 0 }
+}
+
+/// Decodes percent-escapes (and, for query strings, "+" as a space) of already validated bytes.
+func percentDecoded(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool = false) -> String {
+    var out = [UInt8]()
+    out.reserveCapacity(bytes.count)
+    var i = 0
+    while i < bytes.count {
+        let c = bytes[i]
+        if c == percent, i + 2 < bytes.count,
+           let h = hexValue(bytes[i + 1]), let l = hexValue(bytes[i + 2]) {
+            out.append(h << 4 | l)
+            i += 3
+            continue
+        }
+        out.append(plusIsSpace && c == 0x2B ? 0x20 : c)
+        i += 1
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+extension Array where Element == UInt8 {
+    /// The bytes as a String (they are valid UTF-8 wherever this is used).
+    var string: String { String(decoding: self, as: UTF8.self) }
+}
+
+/// `withUnsafeBytes` for a body with typed throws (the standard library's is untyped `rethrows`).
+func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(InterlockError) -> R) throws(InterlockError) -> R {
+    let result: Result<R, InterlockError> = bytes.withUnsafeBytes { p in
+        Result { () throws(InterlockError) -> R in try body(p) }
+    }
+    return try result.get()
+}

@@ -1,0 +1,240 @@
+// Parses a URI and writes its normalized path, in one pass, with no allocation on success.
+//
+// Normalization (in this order, as RFC 3986 6.2.2 has it): escapes of unreserved characters are
+// decoded and every other escape is kept with upper-case hex; bytes that may not stand bare in a
+// path (non-ASCII, space, quotes, ...) are escaped; "." and ".." are removed (5.2.4); empty
+// segments collapse; a trailing slash is kept only for a router that is strict about slashes.
+// "%2F" stays "%2F", so it never splits a segment: parameters are decoded only after matching.
+
+/// The longest URI accepted, in bytes.
+public let maximumURILength = 65_536
+
+/// Where the parts of a URI lie in its bytes. The normalized path is written elsewhere.
+struct URISpans {
+    var scheme: Range<Int>? = nil
+    var host: Range<Int>? = nil
+    var port: Range<Int>? = nil
+    var query: Range<Int>? = nil
+    var fragment: Range<Int>? = nil
+    /// Length of the normalized path written to the output buffer.
+    var pathLength = 0
+}
+
+/// Schemes whose authority is a host; for every other scheme the authority is the first path
+/// segment (the deep-link convention: `myapp://user/42` has the path `/user/42`).
+@inline(__always) func schemeHasHost(_ s: UnsafeRawBufferPointer, _ r: Range<Int>) -> Bool {
+    let n = r.count
+    guard n >= 2 && n <= 5 else { return false }
+    func at(_ i: Int) -> UInt8 { lowercased(s[r.lowerBound + i]) }
+    if n == 4 { return at(0) == 0x68 && at(1) == 0x74 && at(2) == 0x74 && at(3) == 0x70 }   // http
+    if n == 5 { return at(0) == 0x68 && at(1) == 0x74 && at(2) == 0x74 && at(3) == 0x70 && at(4) == 0x73 } // https
+    if n == 2 { return at(0) == 0x77 && at(1) == 0x73 }                                      // ws
+    if n == 3 { return at(0) == 0x77 && at(1) == 0x73 && at(2) == 0x73 }                    // wss
+    return false
+}
+
+enum URIParser {
+    /// The output buffer must hold `3 * input.count + 1` bytes (every byte may become an escape).
+    static func outputCapacity(for length: Int) -> Int { 3 * length + 1 }
+
+    /// Parses `input`, writing the normalized path ("" for the root, else "/a/b") to `out`.
+    static func parse(
+        _ input: UnsafeRawBufferPointer,
+        strictSlash: Bool,
+        into out: UnsafeMutablePointer<UInt8>
+    ) throws(InterlockError) -> URISpans {
+        let n = input.count
+        if n > maximumURILength {
+            throw InterlockError(.uri, "URI is longer than \(maximumURILength) bytes", offset: maximumURILength)
+        }
+        var spans = URISpans()
+        var i = 0
+
+        // scheme ":" — only if the first ':' comes before any '/', '?' or '#'.
+        if n > 0, isAlpha(input[0]) {
+            var j = 1
+            while j < n {
+                let c = input[j]
+                if isAlpha(c) || isDigit(c) || c == 0x2B || c == 0x2D || c == 0x2E { j += 1; continue }
+                break
+            }
+            if j < n, input[j] == 0x3A {
+                spans.scheme = 0..<j
+                i = j + 1
+            }
+        }
+
+        if let scheme = spans.scheme, i + 1 < n, input[i] == slash, input[i + 1] == slash {
+            i += 2
+            if schemeHasHost(input, scheme) {
+                i = try parseAuthority(input, from: i, into: &spans)
+            }
+            // Any other scheme: the authority is the first path segment.
+        } else if spans.scheme == nil, i + 1 < n, input[i] == slash, input[i + 1] == slash {
+            // A network-path reference ("//host/path") has a host whatever the scheme.
+            i = try parseAuthority(input, from: i + 2, into: &spans)
+        }
+
+        i = try normalizePath(input, from: i, strictSlash: strictSlash, into: out, spans: &spans)
+
+        if i < n, input[i] == 0x3F {  // '?'
+            let start = i + 1
+            i = try validateComponent(input, from: start, stopAtHash: true, what: "query")
+            spans.query = start..<i
+        }
+        if i < n, input[i] == 0x23 {  // '#'
+            let start = i + 1
+            i = try validateComponent(input, from: start, stopAtHash: false, what: "fragment")
+            spans.fragment = start..<i
+        }
+        return spans
+    }
+
+    private static func parseAuthority(
+        _ input: UnsafeRawBufferPointer, from start: Int, into spans: inout URISpans
+    ) throws(InterlockError) -> Int {
+        let n = input.count
+        var end = start
+        while end < n, input[end] != slash, input[end] != 0x3F, input[end] != 0x23 { end += 1 }
+        var hostStart = start
+        // userinfo "@" is dropped: it never takes part in routing.
+        var k = start
+        while k < end { if input[k] == 0x40 { hostStart = k + 1 }; k += 1 }
+        var hostEnd = end
+        if hostStart < end, input[hostStart] == 0x5B {  // IP literal "[...]"
+            var close = hostStart
+            while close < end, input[close] != 0x5D { close += 1 }
+            if close == end { throw InterlockError(.uri, "unterminated IP literal in host", offset: hostStart) }
+            hostEnd = close + 1
+        } else {
+            var c = hostStart
+            while c < end, input[c] != 0x3A { c += 1 }
+            hostEnd = c
+        }
+        if hostEnd < end {
+            guard input[hostEnd] == 0x3A else {
+                throw InterlockError(.uri, "unexpected character after host", offset: hostEnd)
+            }
+            for p in (hostEnd + 1)..<end where !isDigit(input[p]) {
+                throw InterlockError(.uri, "port is not a number", offset: p)
+            }
+            if hostEnd + 1 < end { spans.port = (hostEnd + 1)..<end }
+        }
+        if hostStart == hostEnd { throw InterlockError(.uri, "URI has an empty host", offset: hostStart) }
+        var p = hostStart
+        while p < hostEnd {
+            let c = input[p]
+            if c == percent {
+                guard p + 2 < hostEnd, hexValue(input[p + 1]) != nil, hexValue(input[p + 2]) != nil else {
+                    throw InterlockError(.uri, "bad percent-escape in host", offset: p)
+                }
+                p += 3
+                continue
+            }
+            if isUnreserved(c) || isPathChar(c) && c != 0x3A && c != 0x40 || c == 0x5B || c == 0x5D
+                || (c == 0x3A && input[hostStart] == 0x5B) {
+                p += 1
+                continue
+            }
+            throw InterlockError(.uri, "invalid character in host", offset: p)
+        }
+        spans.host = hostStart..<hostEnd
+        return end
+    }
+
+    /// Writes the normalized path; returns the offset of '?', '#' or the end.
+    private static func normalizePath(
+        _ input: UnsafeRawBufferPointer, from start: Int, strictSlash: Bool,
+        into out: UnsafeMutablePointer<UInt8>, spans: inout URISpans
+    ) throws(InterlockError) -> Int {
+        let n = input.count
+        var i = start
+        var o = 0
+        var utf8 = UTF8Validator()
+        var trailingSlash = false
+        while i < n {
+            let c0 = input[i]
+            if c0 == 0x3F || c0 == 0x23 { break }
+            if c0 == slash { i += 1; continue }   // empty segments collapse
+            // One segment: write "/" then its normalized bytes.
+            let segStart = o
+            out[o] = slash; o += 1
+            var dots = 0, others = 0
+            while i < n {
+                let c = input[i]
+                if c == slash || c == 0x3F || c == 0x23 { break }
+                if c == percent {
+                    guard i + 2 < n, let h = hexValue(input[i + 1]), let l = hexValue(input[i + 2]) else {
+                        throw InterlockError(.uri, "bad percent-escape in path", offset: i)
+                    }
+                    let v = h << 4 | l
+                    if v == 0 { throw InterlockError(.uri, "percent-escape decodes to NUL", offset: i) }
+                    guard utf8.feed(v) else { throw InterlockError(.uri, "path is not valid UTF-8 once decoded", offset: i) }
+                    if isUnreserved(v) {
+                        out[o] = v; o += 1
+                        if v == 0x2E { dots += 1 } else { others += 1 }
+                    } else {
+                        out[o] = percent; out[o + 1] = upperHex[Int(v >> 4)]; out[o + 2] = upperHex[Int(v & 15)]
+                        o += 3; others += 1
+                    }
+                    i += 3
+                    continue
+                }
+                if isControl(c) { throw InterlockError(.uri, "control byte in path", offset: i) }
+                guard utf8.feed(c) else { throw InterlockError(.uri, "path is not valid UTF-8", offset: i) }
+                if isPathChar(c) {
+                    out[o] = c; o += 1
+                    if c == 0x2E { dots += 1 } else { others += 1 }
+                } else {
+                    out[o] = percent; out[o + 1] = upperHex[Int(c >> 4)]; out[o + 2] = upperHex[Int(c & 15)]
+                    o += 3; others += 1
+                }
+                i += 1
+            }
+            if !utf8.isComplete { throw InterlockError(.uri, "path is not valid UTF-8", offset: i) }
+            trailingSlash = i < n && input[i] == slash
+            if others == 0 && dots == 1 {            // "."
+                o = segStart
+                trailingSlash = true
+            } else if others == 0 && dots == 2 {     // ".." removes the segment before it
+                o = segStart
+                while o > 0 { o -= 1; if out[o] == slash { break } }
+                trailingSlash = true
+            }
+        }
+        if strictSlash && trailingSlash && o > 0 { out[o] = slash; o += 1 }
+        spans.pathLength = o
+        return i
+    }
+
+    /// Checks a query or fragment: well-formed escapes, no control byte, valid UTF-8 once decoded.
+    private static func validateComponent(
+        _ input: UnsafeRawBufferPointer, from start: Int, stopAtHash: Bool, what: StaticString
+    ) throws(InterlockError) -> Int {
+        let n = input.count
+        var i = start
+        var utf8 = UTF8Validator()
+        while i < n {
+            var c = input[i]
+            if stopAtHash && c == 0x23 { break }
+            if c == percent {
+                guard i + 2 < n, let h = hexValue(input[i + 1]), let l = hexValue(input[i + 2]) else {
+                    throw InterlockError(.uri, "bad percent-escape in \(what)", offset: i)
+                }
+                c = h << 4 | l
+                if c == 0 { throw InterlockError(.uri, "percent-escape decodes to NUL", offset: i) }
+                guard utf8.feed(c) else { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: i) }
+                i += 3
+                continue
+            }
+            if isControl(c) { throw InterlockError(.uri, "control byte in \(what)", offset: i) }
+            if c == 0x26 || c == 0x3D {  // '&' and '=' end a key or value: no sequence spans them
+                if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: i) }
+            }
+            guard utf8.feed(c) else { throw InterlockError(.uri, "\(what) is not valid UTF-8", offset: i) }
+            i += 1
+        }
+        if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: i) }
+        return i
+    }
+}

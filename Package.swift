@@ -3,6 +3,9 @@
 // `interlock` dynamic library exports it to C (and through C to every other host).
 import PackageDescription
 
+/// The package's folder, for linker inputs that need a path.
+let packageRoot = String(#filePath.dropLast("Package.swift".count))
+
 let optimize: [SwiftSetting] = [
     // Exclusivity checks cost a measurable share of a 70 ns lookup; the core does not rely on them.
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
@@ -24,8 +27,12 @@ let package = Package(
         .target(
             name: "InterlockABI",
             dependencies: ["Interlock"],
+            exclude: ["interlock.map"],
             swiftSettings: optimize,
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libinterlock.so.0"])]
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", "-soname=libinterlock.so.0",
+                "-Xlinker", "--version-script=\(packageRoot)Sources/InterlockABI/interlock.map",
+            ])]
         ),
         .testTarget(name: "InterlockTests", dependencies: ["Interlock"]),
     ]

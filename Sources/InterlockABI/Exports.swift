@@ -1,1 +1,222 @@
 import Interlock
+
+// The C entry points declared in include/interlock.h. Each converts its arguments, calls the
+// Interlock module, and converts the answer back: nothing else.
+
+// MARK: Version and errors
+
+@_cdecl("ilk_version")
+public func ilk_version() -> UnsafePointer<CChar> {
+    UnsafeRawPointer(("0.1.0" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("ilk_version_number")
+public func ilk_version_number() -> Int32 { 1_000 }
+
+@_cdecl("ilk_errmsg")
+public func ilk_errmsg() -> UnsafePointer<CChar> { UnsafePointer(errorState().message) }
+
+@_cdecl("ilk_erroffset")
+public func ilk_erroffset() -> UInt {
+    let s = errorState()
+    return s.hasOffset ? UInt(s.offset) : UInt.max
+}
+
+@_cdecl("ilk_errstr")
+public func ilk_errstr(_ code: Int32) -> UnsafePointer<CChar> {
+    let text: StaticString
+    switch code {
+    case 0: text = "ok"
+    case 1: text = "not found"
+    case 2: text = "method not allowed"
+    case -1: text = "invalid argument"
+    case -2: text = "pattern error"
+    case -3: text = "route conflict"
+    case -4: text = "URI error"
+    case -5: text = "out of memory"
+    case -6: text = "limit reached"
+    case -7: text = "no such route"
+    case -8: text = "callback error"
+    default: text = "unknown status code"
+    }
+    return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+// MARK: Routers
+
+@_cdecl("ilk_router_new")
+public func ilk_router_new(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ flags: UInt32) -> Int32 {
+    guard let out else { return invalid("out is NULL") }
+    out.pointee = nil
+    let known = RouterOptions.caseInsensitive.rawValue | RouterOptions.strictSlash.rawValue
+    guard flags & ~known == 0 else { return invalid("unknown router flag 0x\(String(flags & ~known, radix: 16))") }
+    out.pointee = retained(RouterHandle(Router(options: RouterOptions(rawValue: flags))))
+    return ILK_OK
+}
+
+@_cdecl("ilk_router_free")
+public func ilk_router_free(_ router: OpaquePointer?) {
+    release(router, as: RouterHandle.self)
+}
+
+@_cdecl("ilk_router_add_route")
+public func ilk_router_add_route(
+    _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ destination: DestinationFn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ routeID: UnsafeMutablePointer<UInt32>?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let pattern = string(pattern) else { return invalid("pattern is NULL") }
+    do {
+        let id = try r.router.addRoute(pattern)
+        if let destination {
+            let callback = CCallback(function: destination, userdata: userdata, free: freeFn)
+            r.callbacks.withLock { $0.append(callback) }
+            r.router.setDestination(callback.destination, for: id)
+        } else if let freeFn {
+            // No destination to hand it to: the router still owns the userdata until it is freed.
+            let callback = CCallback(function: { _, _, _ in 0 }, userdata: userdata, free: freeFn)
+            r.callbacks.withLock { $0.append(callback) }
+        }
+        routeID?.pointee = id
+        return ILK_OK
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("ilk_router_set_default")
+public func ilk_router_set_default(
+    _ router: OpaquePointer?, _ destination: DestinationFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    let callback = destination.map { CCallback(function: $0, userdata: userdata, free: freeFn) }
+    r.router.defaultDestination = callback?.destination
+    let old = r.defaultCallback.withLock { slot in
+        let old = slot
+        slot = callback
+        return old
+    }
+    old?.dispose()
+    if destination == nil, let freeFn { freeFn(userdata) }   // nothing will use it
+    return ILK_OK
+}
+
+@_cdecl("ilk_router_route_count")
+public func ilk_router_route_count(_ router: OpaquePointer?) -> UInt {
+    guard let r = handle(router, as: RouterHandle.self) else { return 0 }
+    return UInt(r.router.count)
+}
+
+@_cdecl("ilk_router_route_pattern")
+public func ilk_router_route_pattern(
+    _ router: OpaquePointer?, _ id: UInt32, _ pattern: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let pattern else { return invalid("pattern is NULL") }
+    guard let route = r.router.route(id) else {
+        return fail(InterlockError(.unknownRoute, "no route has id \(id)"))
+    }
+    pattern.pointee = UnsafePointer(route.patternCString)
+    return ILK_OK
+}
+
+// MARK: Matching
+
+@_cdecl("ilk_match_new")
+public func ilk_match_new(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out else { return invalid("out is NULL") }
+    out.pointee = retained(MatchHandle())
+    return ILK_OK
+}
+
+@_cdecl("ilk_match_free")
+public func ilk_match_free(_ m: OpaquePointer?) {
+    release(m, as: MatchHandle.self)
+}
+
+@_cdecl("ilk_router_match")
+public func ilk_router_match(
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
+    _ m: OpaquePointer?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let uri else { return invalid("uri is NULL") }
+    guard let h = handle(m, as: MatchHandle.self) else { return invalid("match is NULL") }
+    let uriBuffer = UnsafeRawBufferPointer(start: uri, count: uriLength)
+    do {
+        let outcome: MatchOutcome
+        if let method {
+            let methodBuffer = UnsafeRawBufferPointer(start: method, count: strlen(method))
+            outcome = try h.matcher.match(r.router, method: methodBuffer, uri: uriBuffer)
+        } else {
+            outcome = try h.matcher.match(r.router, method: nil, uri: uriBuffer)
+        }
+        switch outcome {
+        case .matched: return ILK_OK
+        case .notFound: return ILK_NOT_FOUND
+        case .methodNotAllowed: return ILK_METHOD_NOT_ALLOWED
+        }
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("ilk_match_route_id")
+public func ilk_match_route_id(_ m: OpaquePointer?) -> UInt32 {
+    handle(m, as: MatchHandle.self)?.matcher.route?.id ?? 0
+}
+
+@_cdecl("ilk_match_pattern")
+public func ilk_match_pattern(_ m: OpaquePointer?) -> UnsafePointer<CChar>? {
+    handle(m, as: MatchHandle.self)?.matcher.route.map { UnsafePointer($0.patternCString) }
+}
+
+@_cdecl("ilk_match_param_count")
+public func ilk_match_param_count(_ m: OpaquePointer?) -> UInt {
+    UInt(handle(m, as: MatchHandle.self)?.matcher.parameterCount ?? 0)
+}
+
+@_cdecl("ilk_match_param_at")
+public func ilk_match_param_at(
+    _ m: OpaquePointer?, _ i: UInt,
+    _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ nameLength: UnsafeMutablePointer<Int>?,
+    _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ valueLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    guard let h = handle(m, as: MatchHandle.self) else { return invalid("match is NULL") }
+    guard i < UInt(h.matcher.parameterCount) else {
+        return invalid("parameter index \(i) is out of range (the match has \(h.matcher.parameterCount))")
+    }
+    let (n, nl) = h.matcher.parameterName(Int(i))
+    let (v, vl) = h.matcher.parameterValue(Int(i))
+    name?.pointee = n; nameLength?.pointee = nl
+    value?.pointee = v; valueLength?.pointee = vl
+    return ILK_OK
+}
+
+@_cdecl("ilk_match_param")
+public func ilk_match_param(
+    _ m: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+    _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ valueLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    guard let h = handle(m, as: MatchHandle.self) else { return invalid("match is NULL") }
+    guard let name else { return invalid("name is NULL") }
+    guard let i = h.matcher.parameterIndex(UnsafeRawBufferPointer(start: name, count: strlen(name))) else {
+        return ILK_NOT_FOUND
+    }
+    let (v, vl) = h.matcher.parameterValue(i)
+    value?.pointee = v; valueLength?.pointee = vl
+    return ILK_OK
+}
+
+@_cdecl("ilk_match_allowed_count")
+public func ilk_match_allowed_count(_ m: OpaquePointer?) -> UInt {
+    UInt(handle(m, as: MatchHandle.self)?.matcher.allowedMethodCount ?? 0)
+}
+
+@_cdecl("ilk_match_allowed_at")
+public func ilk_match_allowed_at(_ m: OpaquePointer?, _ i: UInt) -> UnsafePointer<CChar>? {
+    guard let h = handle(m, as: MatchHandle.self), i < UInt(h.matcher.allowedMethodCount) else { return nil }
+    return h.matcher.allowedMethodCString(Int(i))
+}
+
+@_silgen_name("strlen") func strlen(_ s: UnsafePointer<CChar>) -> Int

@@ -291,12 +291,13 @@ public final class Matcher {
     /// Methods under which the path of the last lookup would have matched (method not allowed).
     public var allowedMethods: [String] { allowedRoutes.compactMap { $0.pattern.method } }
 
-    /// The methods of the last method-not-allowed answer, as C strings owned by their routes.
-    func allowedMethod(_ i: Int) -> UnsafePointer<CChar>? {
+    /// Allowed method `i` of the last method-not-allowed answer, NUL-terminated, owned by its route.
+    public func allowedMethodCString(_ i: Int) -> UnsafePointer<CChar>? {
         i < allowedRoutes.count ? allowedRoutes[i].methodCString.map { UnsafePointer($0) } : nil
     }
 
-    var allowedCount: Int { allowedRoutes.count }
+    /// The number of allowed methods of the last method-not-allowed answer.
+    public var allowedMethodCount: Int { allowedRoutes.count }
 
     /// The last match as a value.
     public func routeMatch() -> RouteMatch {
@@ -321,3 +322,12 @@ private extension Unmanaged {
 }
 
 @_silgen_name("memcmp") private func memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Int32
+
+extension Matcher {
+    /// The normalized path of the last lookup, "/" for the root.
+    func pathString() -> String {
+        let n = spans.pathLength
+        if n == 0 { return "/" }
+        return String(decoding: UnsafeBufferPointer(start: subject, count: n), as: UTF8.self)
+    }
+}

@@ -11,7 +11,7 @@ public final class Route: @unchecked Sendable {
     /// The route's name, if it has one.
     public let name: String?
     /// The pattern text, NUL-terminated, for borrowers that want a C string.
-    let patternCString: UnsafeMutablePointer<CChar>
+    public let patternCString: UnsafeMutablePointer<CChar>
     /// Length of the pattern in bytes.
     let patternLength: Int
     /// The method, NUL-terminated, or nil for any method.

@@ -32,6 +32,8 @@ public final class Router: @unchecked Sendable {
         var compiled: (generation: UInt64, root: CompiledNode, captures: Int)? = nil
         /// Matchers for `match(_:method:)`, handed to one caller at a time.
         var pool: [PooledMatcher] = []
+        var destinations: [RouteID: Destination] = [:]
+        var defaultDestination: Destination? = nil
     }
 
     /// Creates an empty router.
@@ -76,6 +78,32 @@ public final class Router: @unchecked Sendable {
         state.withLock { s in s.routesByName[name] }
     }
 
+    func takeMatcher() -> PooledMatcher {
+        state.withLock { $0.pool.popLast() } ?? PooledMatcher(matcher: Matcher())
+    }
+
+    func returnMatcher(_ m: PooledMatcher) {
+        state.withLock { s in if s.pool.count < 16 { s.pool.append(m) } }
+    }
+
+    /// Sets (or replaces) the destination of route `id`.
+    public func setDestination(_ destination: @escaping Destination, for id: RouteID) {
+        state.withLock { $0.destinations[id] = destination }
+    }
+
+    func destination(for id: RouteID) -> Destination? {
+        state.withLock { $0.destinations[id] }
+    }
+
+    /// The destination that runs when no route matches; nil for none.
+    public var defaultDestination: Destination? {
+        get { state.withLock { $0.defaultDestination } }
+        set { state.withLock { $0.defaultDestination = newValue } }
+    }
+
+    /// Every route, in the order added.
+    public var routes: [Route] { state.withLock { $0.routes } }
+
     /// Number of routes.
     public var count: Int { state.withLock { $0.routes.count } }
 
@@ -94,8 +122,8 @@ public final class Router: @unchecked Sendable {
     /// Matches `uri` (and `method`, nil for any) and returns the route and its parameters, or why not.
     /// Throws a `.uri` error with the byte offset for a malformed URI.
     public func match(_ uri: String, method: String? = nil) throws(InterlockError) -> MatchResult {
-        let pooled = state.withLock { $0.pool.popLast() } ?? PooledMatcher(matcher: Matcher())
-        defer { state.withLock { s in if s.pool.count < 16 { s.pool.append(pooled) } } }
+        let pooled = takeMatcher()
+        defer { returnMatcher(pooled) }
         let matcher = pooled.matcher
         let uriBytes = Array(uri.utf8)
         let methodBytes = method.map { Array($0.utf8) }

@@ -1,0 +1,43 @@
+# The two commands: `make demo` installs what is missing, builds, runs the examples;
+# `make test` runs every suite (Swift tests, then the C tests through ctest).
+BUILD ?= build
+APT_PACKAGES := libpcre2-dev cmake ninja-build pkg-config
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build demo test swift-test c-test clean
+
+all: build
+
+# Install the Debian packages the build needs, only those that are missing.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+$(BUILD)/build.ninja: CMakeLists.txt | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD)
+
+demo: build
+	@echo "== examples/c/deeplinks: deep-link routes resolved =="
+	$(BUILD)/deeplinks
+	@echo
+	@echo "== examples/c/throughput: match throughput on the GitHub API table =="
+	$(BUILD)/throughput benchmarks/routesets/github_api.txt
+
+swift-test: deps
+	swift test --parallel
+
+c-test: build
+	cd $(BUILD) && ctest --output-on-failure
+
+test: swift-test c-test
+
+clean:
+	rm -rf $(BUILD) .build

@@ -1,0 +1,63 @@
+import Glibc
+import Interlock
+
+// The last error of each thread, for ilk_errmsg and ilk_erroffset.
+
+final class ErrorState {
+    static let capacity = 1024
+    let message: UnsafeMutablePointer<CChar>
+    var offset = Int.max   // Int.max reads back as ILK_NO_OFFSET ((size_t)-1 is not Int.max, see below)
+    var hasOffset = false
+
+    init() {
+        message = .allocate(capacity: ErrorState.capacity)
+        set("not an error")
+    }
+
+    deinit { message.deallocate() }
+
+    func set(_ text: String) {
+        var n = 0
+        for b in text.utf8 {
+            if n == ErrorState.capacity - 1 { break }
+            message[n] = CChar(bitPattern: b); n += 1
+        }
+        message[n] = 0
+    }
+}
+
+private let errorKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { p in
+        if let p { Unmanaged<ErrorState>.fromOpaque(p).release() }
+    }
+    return key
+}()
+
+func errorState() -> ErrorState {
+    if let p = pthread_getspecific(errorKey) {
+        return Unmanaged<ErrorState>.fromOpaque(p).takeUnretainedValue()
+    }
+    let state = ErrorState()
+    pthread_setspecific(errorKey, Unmanaged.passRetained(state).toOpaque())
+    return state
+}
+
+/// Records `error` as this thread's last error and returns its status code.
+func fail(_ error: InterlockError) -> Int32 {
+    let s = errorState()
+    s.set(error.message)
+    s.hasOffset = error.offset != nil
+    s.offset = error.offset ?? 0
+    return error.code.rawValue
+}
+
+/// Records an invalid-argument error naming the argument.
+func invalid(_ what: String) -> Int32 {
+    fail(InterlockError(.invalidArgument, what))
+}
+
+let ILK_OK: Int32 = 0
+let ILK_NOT_FOUND: Int32 = 1
+let ILK_METHOD_NOT_ALLOWED: Int32 = 2
+let ILK_ECALLBACK: Int32 = ErrorCode.callback.rawValue

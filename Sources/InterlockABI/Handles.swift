@@ -1,0 +1,185 @@
+import Interlock
+import Synchronization
+
+// The objects behind the opaque C handles. They only hold and convert: every rule lives in the
+// Interlock module.
+
+public typealias DestinationFn = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+public typealias FreeFn = @convention(c) (UnsafeMutableRawPointer?) -> Void
+
+/// C userdata with its free function, freed exactly once by `dispose()`.
+final class CCallback: @unchecked Sendable {
+    let function: DestinationFn
+    let userdata: UnsafeMutableRawPointer?
+    private let freeFn: FreeFn?
+    private let disposed = Atomic<Bool>(false)
+
+    init(function: DestinationFn, userdata: UnsafeMutableRawPointer?, free: FreeFn?) {
+        self.function = function
+        self.userdata = userdata
+        self.freeFn = free
+    }
+
+    func dispose() {
+        if disposed.exchange(true, ordering: .acquiringAndReleasing) { return }
+        freeFn?(userdata)
+    }
+
+    /// The callback as a Swift destination.
+    var destination: Destination {
+        { [self] request, response in
+            let req = RequestHandle(request)
+            let res = ResponseHandle()
+            let rc = withExtendedLifetime((req, res)) {
+                function(req.opaque, res.opaque, userdata)
+            }
+            response = res.response
+            if rc != 0 {
+                throw CallbackError(message: res.errorMessage ?? "destination returned \(rc)")
+            }
+        }
+    }
+}
+
+struct CallbackError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+final class RouterHandle {
+    let router: Router
+    /// Userdata of every destination, freed when the router is.
+    let callbacks = Mutex<[CCallback]>([])
+    let defaultCallback = Mutex<CCallback?>(nil)
+
+    init(_ router: Router) { self.router = router }
+
+    deinit {
+        for c in callbacks.withLock({ $0 }) { c.dispose() }
+        defaultCallback.withLock { $0?.dispose() }
+    }
+}
+
+final class MatchHandle {
+    let matcher = Matcher(preallocate: true)
+}
+
+/// Owns C copies of strings for as long as the handle lives.
+final class CStringStore {
+    private var pointers: [UnsafeMutablePointer<CChar>] = []
+
+    func keep(_ s: String) -> UnsafePointer<CChar> {
+        let bytes = Array(s.utf8)
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b) }
+        p[bytes.count] = 0
+        pointers.append(p)
+        return UnsafePointer(p)
+    }
+
+    func keep(_ s: String?) -> UnsafePointer<CChar>? { s.map { keep($0) } }
+
+    deinit { for p in pointers { p.deallocate() } }
+}
+
+/// A request seen from C: its strings are converted on first use and kept with the handle.
+final class RequestHandle {
+    let request: Request
+    private let store = CStringStore()
+    private var fields: [Int: UnsafePointer<CChar>?] = [:]
+    private var parameters: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
+    private var queryPairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
+
+    init(_ request: Request) { self.request = request }
+
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    enum Field: Int { case uri, method, scheme, host, port, path, fragment, pattern }
+
+    func field(_ f: Field) -> UnsafePointer<CChar>? {
+        if let p = fields[f.rawValue] { return p }
+        let value: String?
+        switch f {
+        case .uri: value = request.uri
+        case .method: value = request.method
+        case .scheme: value = request.scheme
+        case .host: value = request.host
+        case .port: value = request.port
+        case .path: value = request.path
+        case .fragment: value = request.fragment
+        case .pattern: value = request.route?.pattern.source
+        }
+        let p = store.keep(value)
+        fields[f.rawValue] = p
+        return p
+    }
+
+    func parameter(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
+        if parameters == nil { parameters = request.parameters.map { (store.keep($0.name), store.keep($0.value)) } }
+        return i < parameters!.count ? parameters![i] : nil
+    }
+
+    func query(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
+        if queryPairs == nil { queryPairs = request.query.items.map { (store.keep($0.key), store.keep($0.value)) } }
+        return i < queryPairs!.count ? queryPairs![i] : nil
+    }
+}
+
+final class ResponseHandle {
+    var response = Response()
+    var errorMessage: String? = nil
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+}
+
+final class ResultHandle {
+    let resolution: Resolution
+    let request: RequestHandle
+    let status: Int32
+    private let store = CStringStore()
+    let headers: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]
+    let allowed: [UnsafePointer<CChar>]
+    let error: UnsafePointer<CChar>?
+    let body: UnsafeMutableRawPointer
+
+    init(_ resolution: Resolution) {
+        self.resolution = resolution
+        request = RequestHandle(resolution.request)
+        switch resolution.status {
+        case .ok: status = ILK_OK
+        case .notFound: status = ILK_NOT_FOUND
+        case .methodNotAllowed: status = ILK_METHOD_NOT_ALLOWED
+        case .error: status = ILK_ECALLBACK
+        }
+        headers = resolution.response.headers.map { [store] in (store.keep($0.name), store.keep($0.value)) }
+        if case .methodNotAllowed(let methods) = resolution.status {
+            allowed = methods.map { [store] in store.keep($0) }
+        } else {
+            allowed = []
+        }
+        if case .error(let message) = resolution.status { error = store.keep(message) } else { error = nil }
+        let bytes = resolution.response.body
+        body = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeBytes { if let b = $0.baseAddress { body.copyMemory(from: b, byteCount: bytes.count) } }
+    }
+
+    deinit { body.deallocate() }
+}
+
+@inline(__always) func handle<T: AnyObject>(_ p: OpaquePointer?, as: T.Type) -> T? {
+    guard let p else { return nil }
+    return Unmanaged<T>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+}
+
+@inline(__always) func retained<T: AnyObject>(_ object: T) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passRetained(object).toOpaque())
+}
+
+@inline(__always) func release<T: AnyObject>(_ p: OpaquePointer?, as: T.Type) {
+    guard let p else { return }
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(p)).release()
+}
+
+/// A C string as a Swift String (nil for NULL).
+func string(_ p: UnsafePointer<CChar>?) -> String? {
+    p.map { String(cString: $0) }
+}

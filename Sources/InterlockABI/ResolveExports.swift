@@ -1,0 +1,189 @@
+import Interlock
+
+// MARK: Resolving
+
+@_cdecl("ilk_router_resolve")
+public func ilk_router_resolve(
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
+    _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+    out?.pointee = nil
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let uri else { return invalid("uri is NULL") }
+    guard let out else { return invalid("out is NULL") }
+    let bytes = UnsafeRawBufferPointer(start: uri, count: uriLength)
+    do {
+        let resolution = try r.router.resolve(bytes: bytes, method: string(method))
+        let result = ResultHandle(resolution)
+        out.pointee = retained(result)
+        return result.status
+    } catch {
+        return fail(error)
+    }
+}
+
+// MARK: Requests
+
+private func request(_ p: OpaquePointer?) -> RequestHandle? { handle(p, as: RequestHandle.self) }
+
+@_cdecl("ilk_request_uri")
+public func ilk_request_uri(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { request(r)?.field(.uri) }
+@_cdecl("ilk_request_method")
+public func ilk_request_method(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { request(r)?.field(.method) }
+@_cdecl("ilk_request_scheme")
+public func ilk_request_scheme(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { request(r)?.field(.scheme) }
+@_cdecl("ilk_request_host")
+public func ilk_request_host(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { request(r)?.field(.host) }
+@_cdecl("ilk_request_port")
+public func ilk_request_port(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { request(r)?.field(.port) }
+@_cdecl("ilk_request_path")
+public func ilk_request_path(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { request(r)?.field(.path) }
+@_cdecl("ilk_request_fragment")
+public func ilk_request_fragment(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { request(r)?.field(.fragment) }
+@_cdecl("ilk_request_pattern")
+public func ilk_request_pattern(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { request(r)?.field(.pattern) }
+
+@_cdecl("ilk_request_route_id")
+public func ilk_request_route_id(_ r: OpaquePointer?) -> UInt32 { request(r)?.request.route?.id ?? 0 }
+
+@_cdecl("ilk_request_param_count")
+public func ilk_request_param_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.request.parameters.count ?? 0) }
+
+@_cdecl("ilk_request_param_at")
+public func ilk_request_param_at(
+    _ r: OpaquePointer?, _ i: UInt,
+    _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> Int32 {
+    guard let h = request(r) else { return invalid("request is NULL") }
+    guard i < UInt(h.request.parameters.count), let (n, v) = h.parameter(Int(i)) else {
+        return invalid("parameter index \(i) is out of range")
+    }
+    name?.pointee = n; value?.pointee = v
+    return ILK_OK
+}
+
+@_cdecl("ilk_request_param")
+public func ilk_request_param(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let h = request(r), let name = string(name),
+          let i = h.request.parameters.firstIndex(where: { $0.name == name }) else { return nil }
+    return h.parameter(i)?.1
+}
+
+@_cdecl("ilk_request_query_count")
+public func ilk_request_query_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.request.query.count ?? 0) }
+
+@_cdecl("ilk_request_query_at")
+public func ilk_request_query_at(
+    _ r: OpaquePointer?, _ i: UInt,
+    _ key: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> Int32 {
+    guard let h = request(r) else { return invalid("request is NULL") }
+    guard i < UInt(h.request.query.count), let (k, v) = h.query(Int(i)) else {
+        return invalid("query index \(i) is out of range")
+    }
+    key?.pointee = k; value?.pointee = v
+    return ILK_OK
+}
+
+@_cdecl("ilk_request_query")
+public func ilk_request_query(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let h = request(r), let key = string(key),
+          let i = h.request.query.items.firstIndex(where: { $0.key == key }) else { return nil }
+    return h.query(i)?.1
+}
+
+// MARK: Responses
+
+private func response(_ p: OpaquePointer?) -> ResponseHandle? { handle(p, as: ResponseHandle.self) }
+
+@_cdecl("ilk_response_set_status")
+public func ilk_response_set_status(_ r: OpaquePointer?, _ status: Int32) -> Int32 {
+    guard let h = response(r) else { return invalid("response is NULL") }
+    h.response.status = Int(status)
+    return ILK_OK
+}
+
+@_cdecl("ilk_response_set_body")
+public func ilk_response_set_body(_ r: OpaquePointer?, _ body: UnsafeRawPointer?, _ length: Int) -> Int32 {
+    guard let h = response(r) else { return invalid("response is NULL") }
+    guard body != nil || length == 0 else { return invalid("body is NULL but length is \(length)") }
+    h.response.body = body.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+    return ILK_OK
+}
+
+@_cdecl("ilk_response_add_header")
+public func ilk_response_add_header(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
+    guard let h = response(r) else { return invalid("response is NULL") }
+    guard let name = string(name), let value = string(value) else { return invalid("header name or value is NULL") }
+    h.response.addHeader(name, value)
+    return ILK_OK
+}
+
+@_cdecl("ilk_response_set_error")
+public func ilk_response_set_error(_ r: OpaquePointer?, _ message: UnsafePointer<CChar>?) -> Int32 {
+    guard let h = response(r) else { return invalid("response is NULL") }
+    guard let message = string(message) else { return invalid("message is NULL") }
+    h.errorMessage = message
+    return ILK_OK
+}
+
+// MARK: Results
+
+private func result(_ p: OpaquePointer?) -> ResultHandle? { handle(p, as: ResultHandle.self) }
+
+@_cdecl("ilk_result_status")
+public func ilk_result_status(_ r: OpaquePointer?) -> Int32 {
+    guard let h = result(r) else { return invalid("result is NULL") }
+    return h.status
+}
+
+@_cdecl("ilk_result_request")
+public func ilk_result_request(_ r: OpaquePointer?) -> OpaquePointer? { result(r)?.request.opaque }
+
+@_cdecl("ilk_result_route_id")
+public func ilk_result_route_id(_ r: OpaquePointer?) -> UInt32 { result(r)?.resolution.request.route?.id ?? 0 }
+
+@_cdecl("ilk_result_response_status")
+public func ilk_result_response_status(_ r: OpaquePointer?) -> Int32 {
+    guard let h = result(r) else { return 0 }
+    return Int32(clamping: h.resolution.response.status)
+}
+
+@_cdecl("ilk_result_body")
+public func ilk_result_body(_ r: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
+    guard let h = result(r) else { length?.pointee = 0; return nil }
+    length?.pointee = h.resolution.response.body.count
+    return UnsafeRawPointer(h.body)
+}
+
+@_cdecl("ilk_result_header_count")
+public func ilk_result_header_count(_ r: OpaquePointer?) -> UInt { UInt(result(r)?.headers.count ?? 0) }
+
+@_cdecl("ilk_result_header_at")
+public func ilk_result_header_at(
+    _ r: OpaquePointer?, _ i: UInt,
+    _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> Int32 {
+    guard let h = result(r) else { return invalid("result is NULL") }
+    guard i < UInt(h.headers.count) else { return invalid("header index \(i) is out of range") }
+    name?.pointee = h.headers[Int(i)].0
+    value?.pointee = h.headers[Int(i)].1
+    return ILK_OK
+}
+
+@_cdecl("ilk_result_error")
+public func ilk_result_error(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { result(r)?.error }
+
+@_cdecl("ilk_result_allowed_count")
+public func ilk_result_allowed_count(_ r: OpaquePointer?) -> UInt { UInt(result(r)?.allowed.count ?? 0) }
+
+@_cdecl("ilk_result_allowed_at")
+public func ilk_result_allowed_at(_ r: OpaquePointer?, _ i: UInt) -> UnsafePointer<CChar>? {
+    guard let h = result(r), i < UInt(h.allowed.count) else { return nil }
+    return h.allowed[Int(i)]
+}
+
+@_cdecl("ilk_result_free")
+public func ilk_result_free(_ r: OpaquePointer?) {
+    release(r, as: ResultHandle.self)
+}

@@ -1,0 +1,321 @@
+/* Every exported function through the header: results, NULL arguments, userdata freed once. */
+#include "interlock.h"
+#include "check.h"
+#include <stdlib.h>
+
+static int frees[16];
+static void count_free(void *userdata) { frees[(int)(size_t)userdata]++; }
+
+static int echo_destination(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)userdata;
+  const char *id = ilk_request_param(req, "id");
+  ilk_response_set_status(res, 201);
+  ilk_response_add_header(res, "X-Route", ilk_request_pattern(req));
+  if (id) ilk_response_set_body(res, id, strlen(id));
+  return ILK_OK;
+}
+
+static int failing_destination(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)req; (void)userdata;
+  ilk_response_set_error(res, "database is down");
+  return -1;
+}
+
+static int default_destination(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)userdata;
+  ilk_response_set_status(res, 404);
+  ilk_response_set_body(res, ilk_request_path(req), strlen(ilk_request_path(req)));
+  return ILK_OK;
+}
+
+static int match(ilk_router *r, ilk_match *m, const char *method, const char *uri) {
+  return ilk_router_match(r, method, uri, strlen(uri), m);
+}
+
+static int resolve(ilk_router *r, const char *method, const char *uri, ilk_result **out) {
+  return ilk_router_resolve(r, method, uri, strlen(uri), out);
+}
+
+static void test_version_and_errors(void) {
+  CHECK_EQ_STR(ilk_version(), ILK_VERSION);
+  CHECK_EQ_INT(ilk_version_number(), ILK_VERSION_NUMBER);
+  CHECK_EQ_STR(ilk_errstr(ILK_EPATTERN), "pattern error");
+  CHECK_EQ_STR(ilk_errstr(12345), "unknown status code");
+  CHECK(ilk_errmsg() != NULL);
+}
+
+static void test_router_lifecycle(void) {
+  ilk_router *r = NULL;
+  CHECK_EQ_INT(ilk_router_new(NULL, 0), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "out") != NULL);
+  CHECK_EQ_INT(ilk_erroffset(), ILK_NO_OFFSET);
+  CHECK_EQ_INT(ilk_router_new(&r, 0x80), ILK_EINVAL);
+  CHECK(r == NULL);
+  CHECK_EQ_INT(ilk_router_new(&r, ILK_CASE_INSENSITIVE | ILK_STRICT_SLASH), ILK_OK);
+  CHECK(r != NULL);
+  ilk_router_free(r);
+  ilk_router_free(NULL);
+  ilk_match_free(NULL);
+  ilk_result_free(NULL);
+}
+
+static void test_add_route(void) {
+  ilk_router *r;
+  uint32_t id = 0;
+  const char *pattern = NULL;
+  ilk_router_new(&r, 0);
+  CHECK_EQ_INT(ilk_router_add_route(NULL, "/a", NULL, NULL, NULL, &id), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_add_route(r, NULL, NULL, NULL, NULL, &id), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_add_route(r, "GET /users/:id", NULL, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(id, 1);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/users/:id/posts", NULL, NULL, NULL, NULL), ILK_OK);
+  CHECK_EQ_INT(ilk_router_route_count(r), 2);
+  CHECK_EQ_INT(ilk_router_route_count(NULL), 0);
+
+  /* malformed: message and offset */
+  CHECK_EQ_INT(ilk_router_add_route(r, "/a(b", NULL, NULL, NULL, NULL), ILK_EPATTERN);
+  CHECK_EQ_INT(ilk_erroffset(), 2);
+  CHECK(strstr(ilk_errmsg(), "must begin with '/'") != NULL);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/a//b", NULL, NULL, NULL, NULL), ILK_EPATTERN);
+  CHECK_EQ_INT(ilk_erroffset(), 3);
+  CHECK(strstr(ilk_errmsg(), "empty segment") != NULL);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/a/:id/:id", NULL, NULL, NULL, NULL), ILK_EPATTERN);
+  CHECK_EQ_INT(ilk_erroffset(), 7);
+  CHECK(strstr(ilk_errmsg(), "duplicate") != NULL);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/a/:n([0-9]+", NULL, NULL, NULL, NULL), ILK_EPATTERN);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/a/:n(\\d*)", NULL, NULL, NULL, NULL), ILK_EPATTERN);
+  CHECK(strstr(ilk_errmsg(), "empty string") != NULL);
+
+  /* conflict names the existing pattern; the failed call does not take the userdata */
+  frees[1] = 0;
+  CHECK_EQ_INT(ilk_router_add_route(r, "GET /users/:name", echo_destination, (void *)1, count_free, NULL), ILK_ECONFLICT);
+  CHECK(strstr(ilk_errmsg(), "GET /users/:id") != NULL);
+  CHECK_EQ_INT(frees[1], 0);
+
+  CHECK_EQ_INT(ilk_router_route_pattern(r, 1, &pattern), ILK_OK);
+  CHECK_EQ_STR(pattern, "GET /users/:id");
+  CHECK_EQ_INT(ilk_router_route_pattern(r, 99, &pattern), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_route_pattern(NULL, 1, &pattern), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_route_pattern(r, 1, NULL), ILK_EINVAL);
+  ilk_router_free(r);
+}
+
+static void test_match(void) {
+  ilk_router *r;
+  ilk_match *m;
+  const char *name, *value;
+  size_t name_len, value_len;
+  ilk_router_new(&r, 0);
+  CHECK_EQ_INT(ilk_match_new(NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_match_new(&m), ILK_OK);
+  ilk_router_add_route(r, "GET /repos/:owner/:repo", NULL, NULL, NULL, NULL);
+  ilk_router_add_route(r, "POST /repos/:owner/:repo", NULL, NULL, NULL, NULL);
+  ilk_router_add_route(r, "/files/*path", NULL, NULL, NULL, NULL);
+  ilk_router_add_route(r, "myapp://user/:id(\\d+)", NULL, NULL, NULL, NULL);
+
+  CHECK_EQ_INT(match(r, m, "GET", "/repos/apple/swift?tab=1"), ILK_OK);
+  CHECK_EQ_INT(ilk_match_route_id(m), 1);
+  CHECK_EQ_STR(ilk_match_pattern(m), "GET /repos/:owner/:repo");
+  CHECK_EQ_INT(ilk_match_param_count(m), 2);
+  CHECK_EQ_INT(ilk_match_param_at(m, 1, &name, &name_len, &value, &value_len), ILK_OK);
+  CHECK_EQ_STR(name, "repo");
+  CHECK_EQ_INT(name_len, 4);
+  CHECK_EQ_STR(value, "swift");
+  CHECK_EQ_INT(value_len, 5);
+  CHECK_EQ_INT(ilk_match_param_at(m, 2, &name, NULL, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_match_param_at(NULL, 0, &name, NULL, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_match_param(m, "owner", &value, &value_len), ILK_OK);
+  CHECK_EQ_STR(value, "apple");
+  CHECK_EQ_INT(ilk_match_param(m, "nope", &value, NULL), ILK_NOT_FOUND);
+  CHECK_EQ_INT(ilk_match_param(m, NULL, &value, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_match_param(NULL, "owner", &value, NULL), ILK_EINVAL);
+
+  /* %2F stays inside one segment and is decoded after matching */
+  CHECK_EQ_INT(match(r, m, NULL, "/files/a/b%2Fc%20d"), ILK_OK);
+  CHECK_EQ_INT(ilk_match_param(m, "path", &value, &value_len), ILK_OK);
+  CHECK_EQ_STR(value, "a/b/c d");
+
+  CHECK_EQ_INT(match(r, m, NULL, "myapp://user/42"), ILK_OK);
+  CHECK_EQ_INT(ilk_match_route_id(m), 4);
+  CHECK_EQ_INT(match(r, m, NULL, "otherapp://user/42"), ILK_NOT_FOUND);
+  CHECK_EQ_INT(ilk_match_route_id(m), 0);
+  CHECK(ilk_match_pattern(m) == NULL);
+  CHECK_EQ_INT(ilk_match_param_count(m), 0);
+
+  CHECK_EQ_INT(match(r, m, "DELETE", "/repos/a/b"), ILK_METHOD_NOT_ALLOWED);
+  CHECK_EQ_INT(ilk_match_allowed_count(m), 2);
+  CHECK_EQ_STR(ilk_match_allowed_at(m, 0), "GET");
+  CHECK_EQ_STR(ilk_match_allowed_at(m, 1), "POST");
+  CHECK(ilk_match_allowed_at(m, 2) == NULL);
+  CHECK_EQ_INT(ilk_match_allowed_count(NULL), 0);
+
+  /* bad input */
+  CHECK_EQ_INT(match(r, m, NULL, "/repos/%G1/x"), ILK_EURI);
+  CHECK_EQ_INT(ilk_erroffset(), 7);
+  CHECK(strstr(ilk_errmsg(), "escape") != NULL);
+  CHECK_EQ_INT(ilk_router_match(r, NULL, "/a\0b", 4, m), ILK_EURI);
+  CHECK_EQ_INT(ilk_erroffset(), 2);
+  CHECK_EQ_INT(match(r, m, "GE T", "/repos/a/b"), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match(NULL, NULL, "/a", 2, m), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match(r, NULL, NULL, 2, m), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match(r, NULL, "/a", 2, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_match_route_id(NULL), 0);
+  CHECK(ilk_match_pattern(NULL) == NULL);
+  CHECK_EQ_INT(ilk_match_param_count(NULL), 0);
+
+  /* a URI of exactly 64 KiB is accepted, one byte more is refused */
+  {
+    size_t n = 65536;
+    char *big = malloc(n + 2);
+    memset(big, 'a', n + 1);
+    big[0] = '/';
+    CHECK_EQ_INT(ilk_router_match(r, NULL, big, n, m), ILK_NOT_FOUND);
+    CHECK_EQ_INT(ilk_router_match(r, NULL, big, n + 1, m), ILK_EURI);
+    CHECK_EQ_INT(ilk_erroffset(), 65536);
+    free(big);
+  }
+
+  /* a match survives routes added between lookups (the table is recompiled lazily) */
+  ilk_router_add_route(r, "GET /repos/:owner/:repo/issues", NULL, NULL, NULL, NULL);
+  CHECK_EQ_INT(match(r, m, "GET", "/repos/a/b/issues"), ILK_OK);
+  CHECK_EQ_INT(ilk_match_route_id(m), 5);
+
+  ilk_match_free(m);
+  ilk_router_free(r);
+}
+
+static void test_resolve(void) {
+  ilk_router *r;
+  ilk_result *res = NULL;
+  const char *k, *v;
+  size_t len;
+  const char *body;
+  memset(frees, 0, sizeof frees);
+  ilk_router_new(&r, 0);
+  CHECK_EQ_INT(ilk_router_add_route(r, "GET myapp://item/:id", echo_destination, (void *)2, count_free, NULL), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/broken", failing_destination, (void *)3, count_free, NULL), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/no-destination", NULL, (void *)4, count_free, NULL), ILK_OK);
+
+  CHECK_EQ_INT(resolve(r, "GET", "myapp://item/7?tag=a&tag=b+c&flag#top", &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_status(res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_route_id(res), 1);
+  CHECK_EQ_INT(ilk_result_response_status(res), 201);
+  body = ilk_result_body(res, &len);
+  CHECK_EQ_INT(len, 1);
+  CHECK(body && memcmp(body, "7", 1) == 0);
+  CHECK_EQ_INT(ilk_result_header_count(res), 1);
+  CHECK_EQ_INT(ilk_result_header_at(res, 0, &k, &v), ILK_OK);
+  CHECK_EQ_STR(k, "X-Route");
+  CHECK_EQ_STR(v, "GET myapp://item/:id");
+  CHECK_EQ_INT(ilk_result_header_at(res, 1, &k, &v), ILK_EINVAL);
+  CHECK(ilk_result_error(res) == NULL);
+  {
+    const ilk_request *req = ilk_result_request(res);
+    CHECK_EQ_STR(ilk_request_uri(req), "myapp://item/7?tag=a&tag=b+c&flag#top");
+    CHECK_EQ_STR(ilk_request_method(req), "GET");
+    CHECK_EQ_STR(ilk_request_scheme(req), "myapp");
+    CHECK(ilk_request_host(req) == NULL);
+    CHECK(ilk_request_port(req) == NULL);
+    CHECK_EQ_STR(ilk_request_path(req), "/item/7");
+    CHECK_EQ_STR(ilk_request_fragment(req), "top");
+    CHECK_EQ_INT(ilk_request_route_id(req), 1);
+    CHECK_EQ_STR(ilk_request_pattern(req), "GET myapp://item/:id");
+    CHECK_EQ_INT(ilk_request_param_count(req), 1);
+    CHECK_EQ_INT(ilk_request_param_at(req, 0, &k, &v), ILK_OK);
+    CHECK_EQ_STR(k, "id");
+    CHECK_EQ_STR(v, "7");
+    CHECK_EQ_INT(ilk_request_param_at(req, 1, &k, &v), ILK_EINVAL);
+    CHECK(ilk_request_param(req, "nope") == NULL);
+    CHECK_EQ_INT(ilk_request_query_count(req), 3);
+    CHECK_EQ_INT(ilk_request_query_at(req, 1, &k, &v), ILK_OK);
+    CHECK_EQ_STR(k, "tag");
+    CHECK_EQ_STR(v, "b c");
+    CHECK_EQ_INT(ilk_request_query_at(req, 3, &k, &v), ILK_EINVAL);
+    CHECK_EQ_STR(ilk_request_query(req, "tag"), "a");
+    CHECK_EQ_STR(ilk_request_query(req, "flag"), "");
+    CHECK(ilk_request_query(req, "none") == NULL);
+  }
+  ilk_result_free(res);
+
+  /* NULL-safety of accessors */
+  CHECK(ilk_request_uri(NULL) == NULL);
+  CHECK(ilk_request_path(NULL) == NULL);
+  CHECK_EQ_INT(ilk_request_param_count(NULL), 0);
+  CHECK_EQ_INT(ilk_request_query_count(NULL), 0);
+  CHECK_EQ_INT(ilk_request_param_at(NULL, 0, &k, &v), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_request_query_at(NULL, 0, &k, &v), ILK_EINVAL);
+  CHECK(ilk_request_param(NULL, "id") == NULL);
+  CHECK(ilk_request_query(NULL, "id") == NULL);
+  CHECK_EQ_INT(ilk_request_route_id(NULL), 0);
+  CHECK_EQ_INT(ilk_result_status(NULL), ILK_EINVAL);
+  CHECK(ilk_result_request(NULL) == NULL);
+  CHECK_EQ_INT(ilk_result_route_id(NULL), 0);
+  CHECK_EQ_INT(ilk_result_response_status(NULL), 0);
+  CHECK(ilk_result_body(NULL, &len) == NULL);
+  CHECK_EQ_INT(ilk_result_header_count(NULL), 0);
+  CHECK_EQ_INT(ilk_result_header_at(NULL, 0, &k, &v), ILK_EINVAL);
+  CHECK(ilk_result_error(NULL) == NULL);
+  CHECK_EQ_INT(ilk_result_allowed_count(NULL), 0);
+  CHECK(ilk_result_allowed_at(NULL, 0) == NULL);
+  CHECK_EQ_INT(ilk_response_set_status(NULL, 200), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_response_set_body(NULL, "x", 1), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_response_add_header(NULL, "a", "b"), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_response_set_error(NULL, "x"), ILK_EINVAL);
+
+  /* a destination's error */
+  CHECK_EQ_INT(resolve(r, NULL, "/broken", &res), ILK_ECALLBACK);
+  CHECK_EQ_STR(ilk_result_error(res), "database is down");
+  ilk_result_free(res);
+
+  /* a route with no destination: OK, nothing ran */
+  CHECK_EQ_INT(resolve(r, NULL, "/no-destination", &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_route_id(res), 3);
+  CHECK_EQ_INT(ilk_result_response_status(res), 200);
+  ilk_result_free(res);
+
+  /* not found, then the default destination; method not allowed */
+  CHECK_EQ_INT(resolve(r, NULL, "/nowhere", &res), ILK_NOT_FOUND);
+  CHECK_EQ_INT(ilk_result_route_id(res), 0);
+  ilk_result_free(res);
+  CHECK_EQ_INT(resolve(r, "POST", "myapp://item/7", &res), ILK_METHOD_NOT_ALLOWED);
+  CHECK_EQ_INT(ilk_result_allowed_count(res), 1);
+  CHECK_EQ_STR(ilk_result_allowed_at(res, 0), "GET");
+  CHECK(ilk_result_allowed_at(res, 1) == NULL);
+  ilk_result_free(res);
+
+  CHECK_EQ_INT(ilk_router_set_default(NULL, default_destination, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_set_default(r, default_destination, (void *)5, count_free), ILK_OK);
+  CHECK_EQ_INT(ilk_router_set_default(r, default_destination, (void *)6, count_free), ILK_OK);
+  CHECK_EQ_INT(frees[5], 1); /* replaced: freed at once */
+  CHECK_EQ_INT(resolve(r, NULL, "/no/./where/..", &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_response_status(res), 404);
+  body = ilk_result_body(res, &len);
+  CHECK(len == 3 && memcmp(body, "/no", 3) == 0);
+  ilk_result_free(res);
+
+  /* bad arguments and URIs: no result */
+  res = (ilk_result *)&len;
+  CHECK_EQ_INT(resolve(r, NULL, "/a%4", &res), ILK_EURI);
+  CHECK(res == NULL);
+  CHECK_EQ_INT(ilk_erroffset(), 2);
+  CHECK_EQ_INT(ilk_router_resolve(NULL, NULL, "/a", 2, &res), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_resolve(r, NULL, NULL, 2, &res), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_resolve(r, NULL, "/a", 2, NULL), ILK_EINVAL);
+
+  CHECK_EQ_INT(frees[2] + frees[3] + frees[4] + frees[6], 0);
+  ilk_router_free(r);
+  CHECK_EQ_INT(frees[2], 1);
+  CHECK_EQ_INT(frees[3], 1);
+  CHECK_EQ_INT(frees[4], 1);
+  CHECK_EQ_INT(frees[5], 1);
+  CHECK_EQ_INT(frees[6], 1);
+}
+
+int main(void) {
+  test_version_and_errors();
+  test_router_lifecycle();
+  test_add_route();
+  test_match();
+  test_resolve();
+  return check_summary("test_abi");
+}

@@ -162,6 +162,12 @@ enum URIParser {
             var dots = 0, others = 0
             while i < n {
                 let c = input[i]
+                // Most bytes are letters and digits: copy them with no further checks.
+                if (c &- 0x61) < 26 || (c &- 0x30) < 10 || (c &- 0x41) < 26 || c == 0x2D || c == 0x5F {
+                    if !utf8.isComplete { throw InterlockError(.uri, "path is not valid UTF-8", offset: i) }
+                    out[o] = c; o += 1; i += 1; others += 1
+                    continue
+                }
                 if c == slash || c == 0x3F || c == 0x23 { break }
                 if c == percent {
                     guard i + 2 < n, let h = hexValue(input[i + 1]), let l = hexValue(input[i + 2]) else {

@@ -25,13 +25,15 @@ final class Dispatch: @unchecked Sendable {
     let capturesEntry: Bool
     /// For a constrained entry: the regex the segment must match, run at the segment's "/".
     let entryGuard: PCRE2Code?
-    let literals: LiteralTable
+    let literals: LiteralBuckets
     let constrained: [CompiledNode]
     let parameter: CompiledNode?
     /// The node's own leaves and its catch-all, tried last, in order.
     let terminals: [Unit]
+    /// The most capture groups of any unit below.
+    let maxCaptures: Int
 
-    init(capturesEntry: Bool, entryGuard: PCRE2Code?, literals: LiteralTable,
+    init(capturesEntry: Bool, entryGuard: PCRE2Code?, literals: LiteralBuckets,
          constrained: [CompiledNode], parameter: CompiledNode?, terminals: [Unit]) {
         self.capturesEntry = capturesEntry
         self.entryGuard = entryGuard
@@ -39,6 +41,10 @@ final class Dispatch: @unchecked Sendable {
         self.constrained = constrained
         self.parameter = parameter
         self.terminals = terminals
+        var m = max(entryGuard?.captureCount ?? 0, literals.maxCaptures, parameter?.maxCaptures ?? 0)
+        for t in terminals { m = max(m, t.code.captureCount) }
+        for c in constrained { m = max(m, c.maxCaptures) }
+        maxCaptures = m
     }
 }
 
@@ -51,81 +57,123 @@ enum CompiledNode: @unchecked Sendable {
     var maxCaptures: Int {
         switch self {
         case .unit(let u): return u.code.captureCount
-        case .dispatch(let d):
-            var m = d.entryGuard?.captureCount ?? 0
-            for t in d.terminals { m = max(m, t.code.captureCount) }
-            for c in d.constrained { m = max(m, c.maxCaptures) }
-            if let p = d.parameter { m = max(m, p.maxCaptures) }
-            for v in d.literals.values { if let v { m = max(m, v.maxCaptures) } }
-            return m
+        case .dispatch(let d): return d.maxCaptures
         }
     }
 }
 
-enum TableCompiler {
-    /// Compiles what changed below `node` (unchanged subtrees keep their compiled form).
-    static func compile(_ node: TreeNode, caseInsensitive: Bool) throws(InterlockError) -> CompiledNode {
+/// Compiles the parts of the tree that changed since the last compilation.
+struct TableCompiler {
+    let caseInsensitive: Bool
+    /// Units compiled by this compiler (a measure of the work a change cost).
+    private(set) var unitsCompiled = 0
+
+    init(caseInsensitive: Bool) { self.caseInsensitive = caseInsensitive }
+
+    mutating func compile(_ node: TreeNode) throws(InterlockError) -> CompiledNode {
         if let done = node.compiled { return done }
         let result: CompiledNode
         if node.size <= unitBudget {
             var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
             emitter.emitSubtree(node, group: 1, captured: [])
             do {
-                result = .unit(try Unit(emitter))
+                result = .unit(try unit(emitter))
             } catch where error.code == .limit {
-                result = .dispatch(try dispatch(node, caseInsensitive: caseInsensitive))
+                result = .dispatch(try dispatch(node))
             }
         } else {
-            result = .dispatch(try dispatch(node, caseInsensitive: caseInsensitive))
+            result = .dispatch(try dispatch(node))
         }
         node.compiled = result
+        node.changedLiterals = []
+        node.terminalsChanged = false
         return result
     }
 
-    private static func dispatch(_ node: TreeNode, caseInsensitive: Bool) throws(InterlockError) -> Dispatch {
-        var entryGuard: PCRE2Code? = nil
-        if case .constrained = node.entry {
+    private mutating func unit(_ emitter: RegexEmitter) throws(InterlockError) -> Unit {
+        unitsCompiled += 1
+        return try Unit(emitter)
+    }
+
+    private mutating func dispatch(_ node: TreeNode) throws(InterlockError) -> Dispatch {
+        let previous = node.lastDispatch
+        var entryGuard = previous?.entryGuard
+        if entryGuard == nil, case .constrained = node.entry {
             var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
             _ = emitter.emitEntry(node.entry, group: 1, captured: [])
             entryGuard = try PCRE2Code(emitter.out)
         }
-        var keys: [[UInt8]] = []
-        var values: [CompiledNode] = []
-        for child in node.literalOrder {
-            guard case .literal(let b) = child.entry else { continue }
-            keys.append(caseInsensitive ? b.map(lowercased) : b)
-            values.append(try compile(child, caseInsensitive: caseInsensitive))
-        }
+        let literals = try literalBuckets(node, previous: previous?.literals)
         var constrained: [CompiledNode] = []
-        for child in node.constrainedChildren { constrained.append(try compile(child, caseInsensitive: caseInsensitive)) }
-        let parameter = try node.parameterChild.map { (c) throws(InterlockError) in try compile(c, caseInsensitive: caseInsensitive) }
-
-        // Terminals: the node's leaves, then the catch-all's, in chunks that fit the budget.
-        var terminals: [Unit] = []
-        func chunks(_ leaves: [Leaf], entry: TreeNode.Entry) throws(InterlockError) {
-            var start = 0
-            while start < leaves.count {
-                var end = start, size = 0
-                while end < leaves.count, end == start || size + TreeNode.leafSize(leaves[end].route) <= unitBudget {
-                    size += TreeNode.leafSize(leaves[end].route)
-                    end += 1
-                }
-                var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
-                let (g, cap) = emitter.emitEntry(entry, group: 1, captured: [])
-                emitter.emitAlternatives(leaves: Array(leaves[start..<end]), children: [], group: g, captured: cap)
-                terminals.append(try Unit(emitter))
-                start = end
-            }
+        for child in node.constrainedChildren { constrained.append(try compile(child)) }
+        var parameter: CompiledNode? = nil
+        if let child = node.parameterChild { parameter = try compile(child) }
+        let terminals: [Unit]
+        if let previous, !node.terminalsChanged {
+            terminals = previous.terminals
+        } else {
+            var units: [Unit] = []
+            try chunks(node.leaves, entry: .root, into: &units)
+            if let c = node.catchAllChild { try chunks(c.leaves, entry: .catchAll, into: &units) }
+            terminals = units
         }
-        try chunks(node.leaves, entry: .root)
-        if let c = node.catchAllChild { try chunks(c.leaves, entry: .catchAll) }
         let capturesEntry: Bool
         switch node.entry {
         case .parameter, .constrained: capturesEntry = true
         default: capturesEntry = false
         }
-        return Dispatch(capturesEntry: capturesEntry, entryGuard: entryGuard,
-                        literals: LiteralTable(keys: keys, values: values, caseInsensitive: caseInsensitive),
-                        constrained: constrained, parameter: parameter, terminals: terminals)
+        let d = Dispatch(capturesEntry: capturesEntry, entryGuard: entryGuard, literals: literals,
+                         constrained: constrained, parameter: parameter, terminals: terminals)
+        node.lastDispatch = d
+        return d
+    }
+
+    /// The literal children: only the buckets holding a changed child are rebuilt, unless the
+    /// number of buckets had to grow.
+    private mutating func literalBuckets(_ node: TreeNode, previous: LiteralBuckets?) throws(InterlockError) -> LiteralBuckets {
+        let count = LiteralBuckets.bucketCount(for: node.literalOrder.count)
+        if let previous, previous.buckets.count == count {
+            var buckets = previous.buckets
+            var touched: [Int: [[UInt8]]] = [:]
+            for key in node.changedLiterals {
+                touched[LiteralBuckets.bucket(segmentHash(key), count: count), default: []].append(key)
+            }
+            for (b, keys) in touched {
+                var entries = buckets[b].entries
+                for key in keys {
+                    guard let child = node.literalChildren[key] else { continue }
+                    let compiled = try compile(child)
+                    if let i = entries.firstIndex(where: { $0.key == key }) {
+                        entries[i].value = compiled
+                    } else {
+                        entries.append((key, compiled))
+                    }
+                }
+                buckets[b] = LiteralTable(entries)
+            }
+            return LiteralBuckets(buckets: buckets, caseInsensitive: caseInsensitive)
+        }
+        var grouped = [[(key: [UInt8], value: CompiledNode)]](repeating: [], count: count)
+        for (key, child) in node.literalChildren {
+            grouped[LiteralBuckets.bucket(segmentHash(key), count: count)].append((key, try compile(child)))
+        }
+        return LiteralBuckets(buckets: grouped.map { LiteralTable($0) }, caseInsensitive: caseInsensitive)
+    }
+
+    /// Units for a node's own leaves (or its catch-all's), in chunks that fit the budget.
+    private mutating func chunks(_ leaves: [Leaf], entry: TreeNode.Entry, into units: inout [Unit]) throws(InterlockError) {
+        var start = 0
+        while start < leaves.count {
+            var end = start, size = 0
+            while end < leaves.count, end == start || size + TreeNode.leafSize(leaves[end].route) <= unitBudget {
+                size += TreeNode.leafSize(leaves[end].route)
+                end += 1
+            }
+            var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
+            let (g, cap) = emitter.emitEntry(entry, group: 1, captured: [])
+            emitter.emitAlternatives(leaves: Array(leaves[start..<end]), children: [], group: g, captured: cap)
+            units.append(try unit(emitter))
+            start = end
+        }
     }
 }

@@ -36,6 +36,12 @@ final class TreeNode {
     var size: Int
     /// The compiled form of this subtree; nil when something below changed.
     var compiled: CompiledNode?
+    /// The dispatch this node compiled to last, updated in place of a rebuild when it is large.
+    var lastDispatch: Dispatch?
+    /// Keys of literal children changed since the last compilation.
+    var changedLiterals: [[UInt8]] = []
+    /// Whether the node's own leaves or its catch-all's changed since the last compilation.
+    var terminalsChanged = true
 
     init(_ entry: Entry) {
         self.entry = entry
@@ -119,6 +125,11 @@ struct RouteTree {
             var names: [String] = []
             for segment in variant {
                 if let name = segment.parameterName { names.append(name) }
+                switch segment {
+                case .literal(let b): node.changedLiterals.append(key(b))
+                case .catchAll: node.terminalsChanged = true
+                case .parameter: break
+                }
                 if let child = existingChild(node, segment) {
                     node = child
                 } else {
@@ -147,6 +158,7 @@ struct RouteTree {
             let leaf = Leaf(route: route, names: ParameterNames(names))
             let at = node.leaves.firstIndex { leafPrecedes(route, $0.route) } ?? node.leaves.count
             node.leaves.insert(leaf, at: at)
+            node.terminalsChanged = true
             let grow = TreeNode.leafSize(route)
             for n in path {
                 n.size += grow

@@ -23,6 +23,8 @@ public final class Router: @unchecked Sendable {
     let serial = Router.nextSerial()
     /// Bumped on every change; matchers compare it with the table they hold.
     let generation = Atomic<UInt64>(0)
+    /// Units compiled so far, for ``compiledUnits``.
+    let unitCounter = Atomic<Int>(0)
     private let state: Mutex<State>
 
     struct State {
@@ -104,6 +106,10 @@ public final class Router: @unchecked Sendable {
     /// Every route, in the order added.
     public var routes: [Route] { state.withLock { $0.routes } }
 
+    /// How many regex units this router has compiled so far (they are compiled lazily, and only
+    /// where the table changed): a measure of the work additions cost.
+    public var compiledUnits: Int { unitCounter.load(ordering: .relaxed) }
+
     /// Number of routes.
     public var count: Int { state.withLock { $0.routes.count } }
 
@@ -112,7 +118,9 @@ public final class Router: @unchecked Sendable {
         try state.withLock { (s: inout State) throws(InterlockError) in
             let g = generation.load(ordering: .acquiring)
             if let c = s.compiled, c.generation == g { return c }
-            let root = try TableCompiler.compile(s.tree.root, caseInsensitive: options.contains(.caseInsensitive))
+            var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive))
+            let root = try compiler.compile(s.tree.root)
+            unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
             let c = (generation: g, root: root, captures: root.maxCaptures)
             s.compiled = c
             return c

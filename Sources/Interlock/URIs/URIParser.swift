@@ -70,10 +70,9 @@ enum URIParser {
                 i = try parseAuthority(input, from: i, into: &spans)
             }
             // Any other scheme: the authority is the first path segment.
-        } else if spans.scheme == nil, i + 1 < n, input[i] == slash, input[i + 1] == slash {
-            // A network-path reference ("//host/path") has a host whatever the scheme.
-            i = try parseAuthority(input, from: i + 2, into: &spans)
         }
+        // Without a scheme everything up to "?" or "#" is path: "//a//b" is the path "/a/b", not a
+        // host "a" (RFC 3986's network-path reference), since request targets are paths.
 
         i = try normalizePath(input, from: i, strictSlash: strictSlash, into: out, spans: &spans)
 

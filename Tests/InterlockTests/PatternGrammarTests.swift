@@ -1,0 +1,114 @@
+import Testing
+@testable import Interlock
+
+@Suite("Route pattern grammar")
+struct PatternGrammarTests {
+    func parse(_ s: String, strict: Bool = false) throws(InterlockError) -> RoutePattern {
+        try PatternParser.parse(s, strictSlash: strict)
+    }
+
+    @Test func methodSchemeAndHost() throws {
+        let p = try parse("GET /users/:id")
+        #expect(p.method == "GET")
+        #expect(p.scheme == nil && p.host == nil)
+        #expect(p.variants == [[.literal(Array("users".utf8)), .parameter(name: "id", constraint: nil)]])
+
+        let deep = try parse("myapp://user/:id")
+        #expect(deep.scheme == "myapp" && deep.host == nil)
+        #expect(deep.variants == [[.literal(Array("user".utf8)), .parameter(name: "id", constraint: nil)]])
+
+        let web = try parse("HTTPS://Example.COM/u/:id")
+        #expect(web.scheme == "https" && web.host == "example.com")
+        #expect(web.variants.first?.count == 2)
+    }
+
+    @Test func leadingSlashIsOptional() throws {
+        #expect(try parse("user/:id").variants == parse("/user/:id").variants)
+        #expect(try parse("/").variants == [[]])
+        #expect(try parse("").variants == [[]])
+    }
+
+    @Test func constraintsAndCatchAll() throws {
+        let p = try parse("/a/:id(\\d+)/*rest")
+        #expect(p.variants == [[.literal([0x61]), .parameter(name: "id", constraint: "\\d+"), .catchAll(name: "rest")]])
+        #expect(p.parameterNames == ["id", "rest"])
+        // Anchors are implied and dropped; groups inside a constraint are allowed.
+        #expect(try parse("/:v(^(a|b)+$)").variants == [[.parameter(name: "v", constraint: "(a|b)+")]])
+        #expect(try parse("/files/*").variants == [[.literal(Array("files".utf8)), .catchAll(name: "*")]])
+    }
+
+    @Test func optionalPartsExpand() throws {
+        let p = try parse("/search(/:query(/page/:n))")
+        #expect(p.variants.map(\.count) == [1, 2, 4])
+        #expect(p.parameterNames == ["query", "n"])
+        // "(" after a parameter, followed by "/", opens an optional part, not a constraint.
+        #expect(try parse("/user/:id(/edit)").variants.map(\.count) == [2, 3])
+        #expect(try parse("/a(/b)(/c)").variants.count == 4)
+    }
+
+    @Test func escapesAndNormalizedLiterals() throws {
+        #expect(try parse("/a\\:b/\\*x\\(y\\)").variants == [[.literal(Array("a:b".utf8)), .literal(Array("*x(y)".utf8))]])
+        // Escapes of unreserved characters are decoded, other bytes are escaped in upper-case hex.
+        #expect(try parse("/%7euser/caf\u{e9}/a%2fb").variants
+                == [[.literal(Array("~user".utf8)), .literal(Array("caf%C3%A9".utf8)), .literal(Array("a%2Fb".utf8))]])
+    }
+
+    @Test func trailingSlash() throws {
+        #expect(try parse("/a/").variants == [[.literal([0x61])]])
+        #expect(try parse("/a/", strict: true).variants == [[.literal([0x61]), .literal([])]])
+        #expect(try parse("/", strict: true).variants == [[]])
+    }
+
+    /// (pattern, offset, words the message must contain)
+    static let malformed: [(String, Int, String)] = [
+        ("/a/(b", 3, "empty segment"),
+        ("/a(b)", 2, "must begin with '/'"),
+        ("/a(/b", 2, "unbalanced '('"),
+        ("/a/b)", 4, "unbalanced ')'"),
+        ("/a/:/b", 3, "empty parameter name"),
+        ("/a/:id/:id", 7, "duplicate parameter name 'id'"),
+        ("/a/:id(/:id)", 8, "duplicate"),
+        ("/*rest/a", 1, "must be the last"),
+        ("/*rest(/a)", 1, "must be the last"),
+        ("/a/:id(\\d+", 6, "unbalanced '(' in constraint"),
+        ("/a/:id([0-9)", 6, "unbalanced"),
+        ("/a/:id(a{2,1})", 12, "invalid constraint"),
+        ("/a/:id(\\d*)", 7, "empty string"),
+        ("/a/:id(a|)", 7, "empty string"),
+        ("/a/:id((?<x>a))", 7, "named groups"),
+        ("/a/:id(a(*ACCEPT))", 8, "backtracking verbs"),
+        ("/a/:id()", 6, "empty constraint"),
+        ("/a//b", 3, "empty segment"),
+        ("/a/b:c", 4, "':' inside a literal"),
+        ("/a/b*", 4, "'*' inside a literal"),
+        ("/a/:id-x", 3, "whole segment"),
+        ("/a?x=1", 2, "'?'"),
+        ("/a/%zz", 3, "bad percent-escape"),
+        ("/a/%00", 3, "NUL"),
+        ("/a/%C3", 6, "UTF-8"),
+        ("/a/./b", 3, "'.' and '..'"),
+        ("/a/../b", 3, "'.' and '..'"),
+        ("G@T /a", 1, "method"),
+        (" /a", 0, "begins with a space"),
+        ("GET /a b", 6, "space in pattern path"),
+        ("https:///a", 8, "no host"),
+        ("https://example.com:8080/a", 19, "ports are not matched"),
+        ("/a\u{1}b", 2, "control byte"),
+        ("/a\\", 2, "'\\' at the end"),
+    ]
+
+    @Test(arguments: malformed)
+    func malformedPatternsAreRefused(_ c: (String, Int, String)) {
+        let error = caught { () throws(InterlockError) in try parse(c.0) }
+        #expect(error?.code == .pattern, "\(c.0)")
+        #expect(error?.offset == c.1, "\(c.0): \(error?.message ?? "no error")")
+        #expect(error?.message.contains(c.2) == true, "\(c.0): \(error?.message ?? "no error")")
+    }
+
+    @Test func limits() {
+        let many = "/a" + String(repeating: "(/x)", count: 7)
+        #expect(caught { () throws(InterlockError) in try parse(many) }?.code == .limit)
+        let deep = String(repeating: "/s", count: 300)
+        #expect(caught { () throws(InterlockError) in try parse(deep) }?.code == .limit)
+    }
+}

@@ -1,0 +1,77 @@
+import Testing
+@testable import Interlock
+
+struct Failure: Error, CustomStringConvertible {
+    var description: String { "backend unavailable" }
+}
+
+@Suite("Resolving")
+struct ResolveTests {
+    @Test func requestCarriesEveryPart() throws {
+        let r = Router()
+        let id = try r.addRoute("GET https://shop.example.com/p/:sku", name: "product") { request, response in
+            response.status = 202
+            response.body = Array((request[parameter: "sku"] ?? "").utf8)
+            response.addHeader("X-Pattern", request.route?.pattern.source ?? "")
+        }
+        let res = try r.resolve("HTTPS://Shop.Example.com:8443/p/caf%C3%A9/./?q=a+b&q=c&flag#sec%20two", method: "GET")
+        #expect(res.status == .ok)
+        #expect(res.response.status == 202)
+        #expect(res.response.body == Array("café".utf8))
+        #expect(res.response.headers.map(\.value) == ["GET https://shop.example.com/p/:sku"])
+        let q = res.request
+        #expect(q.uri == "HTTPS://Shop.Example.com:8443/p/caf%C3%A9/./?q=a+b&q=c&flag#sec%20two")
+        #expect(q.method == "GET")
+        #expect(q.scheme == "https" && q.host == "shop.example.com" && q.port == "8443")
+        #expect(q.path == "/p/caf%C3%A9")
+        #expect(q.query.all("q") == ["a b", "c"] && q.query["flag"] == "")
+        #expect(q.fragment == "sec two")
+        #expect(q.route?.id == id && q.route?.name == "product")
+        #expect(q.parameters.map(\.name) == ["sku"])
+    }
+
+    @Test func notFoundDefaultAndMethodNotAllowed() throws {
+        let r = Router()
+        try r.addRoute("GET /a") { _, _ in }
+        #expect(try r.resolve("/b").status == .notFound)
+        #expect(try r.resolve("/a", method: "POST").status == .methodNotAllowed(allowed: ["GET"]))
+        r.defaultDestination = { request, response in
+            response.status = 404
+            response.body = Array(request.path.utf8)
+        }
+        let res = try r.resolve("/b/../c")
+        #expect(res.status == .ok && res.response.status == 404 && res.response.body == Array("/c".utf8))
+        #expect(res.request.route == nil && res.request.parameters.isEmpty)
+        // A route without destination still resolves, with nothing run.
+        try r.addRoute("/quiet")
+        let quiet = try r.resolve("/quiet")
+        #expect(quiet.status == .ok && quiet.request.route?.pattern.source == "/quiet")
+    }
+
+    @Test func destinationErrorsEndTheResolveAndTheRouterStaysUsable() throws {
+        let r = Router()
+        try r.addRoute("/fail") { _, _ in throw Failure() }
+        try r.addRoute("/ok") { _, response in response.status = 201 }
+        #expect(try r.resolve("/fail").status == .error("backend unavailable"))
+        #expect(try r.resolve("/ok").response.status == 201)
+    }
+
+    @Test func malformedURIsThrow() {
+        let r = Router()
+        let e = caught { () throws(InterlockError) in try r.resolve("/a%zz") }
+        #expect(e?.code == .uri && e?.offset == 2)
+        #expect(caught { () throws(InterlockError) in try r.resolve("/a", method: "BAD METHOD") }?.code == .invalidArgument)
+    }
+
+    @Test func destinationsMayResolveAndAddRoutes() throws {
+        let r = Router()
+        try r.addRoute("/outer") { _, response in
+            let inner = try r.resolve("/inner")
+            response.body = inner.response.body
+            try r.addRoute("/added-later")
+        }
+        try r.addRoute("/inner") { _, response in response.body = Array("inner".utf8) }
+        #expect(try r.resolve("/outer").response.body == Array("inner".utf8))
+        #expect(try r.resolve("/added-later").status == .ok)
+    }
+}

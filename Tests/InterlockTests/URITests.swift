@@ -1,0 +1,129 @@
+import Testing
+@testable import Interlock
+
+@Suite("URI parsing and normalization")
+struct URITests {
+    /// The normalized path (and the spans) of `uri`.
+    func normalize(_ uri: String, strict: Bool = false) throws(InterlockError) -> (path: String, scheme: String?, host: String?, port: String?, query: String?, fragment: String?) {
+        let bytes = Array(uri.utf8)
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: URIParser.outputCapacity(for: bytes.count))
+        defer { out.deallocate() }
+        let spans = try withBytes(bytes) { (b) throws(InterlockError) in try URIParser.parse(b, strictSlash: strict, into: out) }
+        func text(_ r: Range<Int>?) -> String? { r.map { Array(bytes[$0]).string } }
+        let path = String(decoding: UnsafeBufferPointer(start: out, count: spans.pathLength), as: UTF8.self)
+        return (path, text(spans.scheme), text(spans.host), text(spans.port), text(spans.query), text(spans.fragment))
+    }
+
+    static let paths: [(String, String)] = [
+        ("/", ""),
+        ("", ""),
+        ("/a/b", "/a/b"),
+        ("a/b", "/a/b"),
+        ("/a//b///c", "/a/b/c"),
+        ("/a/b/", "/a/b"),
+        ("/a/./b/../c", "/a/c"),
+        ("/a/b/..", "/a"),
+        ("/../../a", "/a"),
+        ("/a/%2E%2E/b", "/b"),
+        ("/%7Euser/%41%62%2d", "/~user/Ab-"),
+        ("/a%2fb/c", "/a%2Fb/c"),
+        ("/a%2Fb", "/a%2Fb"),
+        ("/caf%c3%a9", "/caf%C3%A9"),
+        ("/caf\u{e9}", "/caf%C3%A9"),
+        ("/a b", "/a%20b"),
+        ("/a+b:c@d!$&'()*,;=", "/a+b:c@d!$&'()*,;="),
+        ("/...", "/..."),
+        ("myapp://user/42", "/user/42"),
+        ("myapp:///user/42", "/user/42"),
+        ("myapp:user/42", "/user/42"),
+        ("MyApp://User/42", "/User/42"),
+        ("https://example.com", ""),
+        ("https://example.com/a/b?x#y", "/a/b"),
+        ("//example.com/a", "/example.com/a"),
+    ]
+
+    @Test(arguments: paths)
+    func pathNormalization(_ c: (String, String)) throws {
+        #expect(try normalize(c.0).path == c.1, "\(c.0)")
+    }
+
+    @Test func strictSlashKeepsOneTrailingSlash() throws {
+        #expect(try normalize("/a/b/", strict: true).path == "/a/b/")
+        #expect(try normalize("/a/b//", strict: true).path == "/a/b/")
+        #expect(try normalize("/a/b/.", strict: true).path == "/a/b/")
+        #expect(try normalize("/a/b/c/..", strict: true).path == "/a/b/")
+        #expect(try normalize("/", strict: true).path == "")
+        #expect(try normalize("/a", strict: true).path == "/a")
+    }
+
+    @Test func components() throws {
+        let u = try normalize("HTTPS://user:pw@Example.COM:8443/p?a=1&b#frag")
+        #expect(u.scheme == "HTTPS")        // lower-cased when written into the subject
+        #expect(u.host == "Example.COM")
+        #expect(u.port == "8443")
+        #expect(u.query == "a=1&b")
+        #expect(u.fragment == "frag")
+        let deep = try normalize("myapp://user/42?coupon=X")
+        #expect(deep.host == nil)
+        #expect(deep.query == "coupon=X")
+        let ipv6 = try normalize("http://[::1]:8080/x")
+        #expect(ipv6.host == "[::1]" && ipv6.port == "8080")
+    }
+
+    static let malformed: [(String, Int, String)] = [
+        ("/a/%G1", 3, "bad percent-escape"),
+        ("/a/%4", 3, "bad percent-escape"),
+        ("/a%", 2, "bad percent-escape"),
+        ("/a\u{0}b", 2, "control byte"),
+        ("/a\tb", 2, "control byte"),
+        ("/a\u{7f}", 2, "control byte"),
+        ("/a/%00", 3, "NUL"),
+        ("/a/%C3%28", 6, "UTF-8"),
+        ("/a/%ED%A0%80", 6, "UTF-8"),     // a surrogate
+        ("/a/%C0%AF", 3, "UTF-8"),        // an overlong "/"
+        ("/a/%E2%82", 9, "UTF-8"),        // cut short
+        ("/a?x=%G1", 5, "bad percent-escape in query"),
+        ("/a?x=%FF", 5, "UTF-8"),
+        ("/a?x=\u{1}", 5, "control byte in query"),
+        ("/a#%zz", 3, "bad percent-escape in fragment"),
+        ("http:///a", 7, "empty host"),
+        ("http://exa mple.com/", 10, "invalid character in host"),
+        ("http://example.com:80x/", 21, "port"),
+        ("http://[::1/", 7, "IP literal"),
+    ]
+
+    @Test(arguments: malformed)
+    func malformedURIsAreRefused(_ c: (String, Int, String)) {
+        let error = caught { () throws(InterlockError) in try normalize(c.0) }
+        #expect(error?.code == .uri, "\(c.0)")
+        #expect(error?.offset == c.1, "\(c.0): \(error?.message ?? "no error")")
+        #expect(error?.message.contains(c.2) == true, "\(c.0): \(error?.message ?? "no error")")
+    }
+
+    @Test func invalidRawUTF8IsRefused() throws {
+        let bytes: [UInt8] = Array("/a/".utf8) + [0xFF, 0x41]
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+        defer { out.deallocate() }
+        let error = caught { () throws(InterlockError) in
+            try withBytes(bytes) { (b) throws(InterlockError) in try URIParser.parse(b, strictSlash: false, into: out) }
+        }
+        #expect(error?.code == .uri && error?.offset == 3)
+    }
+
+    @Test func lengthLimit() throws {
+        let ok = "/" + String(repeating: "a", count: maximumURILength - 1)
+        #expect(try normalize(ok).path.utf8.count == maximumURILength)
+        let error = caught { () throws(InterlockError) in try normalize(ok + "a") }
+        #expect(error?.code == .uri && error?.offset == maximumURILength)
+    }
+
+    @Test func queryItems() {
+        let raw = Array("tag=a&tag=b+c&flag&&k%20x=v%2Bw&=e&x=".utf8)
+        let q = raw.withUnsafeBufferPointer { QueryItems(parsing: $0) }
+        #expect(q.items.map(\.key) == ["tag", "tag", "flag", "k x", "", "x"])
+        #expect(q.items.map(\.value) == ["a", "b c", "", "v+w", "e", ""])
+        #expect(q["tag"] == "a")
+        #expect(q.all("tag") == ["a", "b c"])
+        #expect(q["missing"] == nil)
+    }
+}

@@ -5,17 +5,56 @@
 // constrained, plain and catch-all children in precedence order, exactly as the regex would. This
 // keeps every regex under PCRE2's 64 KiB limit and makes a change recompile only its own unit.
 
+import Synchronization
+
 /// The most bytes of regex source in one unit.
-let unitBudget = 12_000
+let unitBudget = 30_000
 
 /// One JIT-compiled regex covering a subtree, with what each of its marks means.
 final class Unit: @unchecked Sendable {
     let code: PCRE2Code
     let leaves: [UnitLeaf]
+    /// The regex source, for the enumerating variant.
+    private let source: [UInt8]
+    /// The same regex with a callout after every mark, compiled on first need: it lists every
+    /// route whose path fits, for the method-not-allowed answer. A callout costs the fast path
+    /// even when no callout function is set, so the fast regex has none.
+    private let enumerating = Mutex<PCRE2Code?>(nil)
 
     init(_ emitter: RegexEmitter) throws(InterlockError) {
         code = try PCRE2Code(emitter.out)
         leaves = emitter.leaves
+        source = emitter.out
+    }
+
+    func enumerationCode() throws(InterlockError) -> PCRE2Code {
+        try enumerating.withLock { (slot: inout PCRE2Code?) throws(InterlockError) -> PCRE2Code in
+            if let code = slot { return code }
+            let code = try PCRE2Code(Unit.withCallouts(source))
+            slot = code
+            return code
+        }
+    }
+
+    /// Inserts "(?C1)" after every "(*MARK:n)" (constraints cannot contain "(*", so every one is ours).
+    static func withCallouts(_ source: [UInt8]) -> [UInt8] {
+        let mark = Array("(*MARK:".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(source.count + source.count / 4)
+        var i = 0
+        while i < source.count {
+            if source[i] == 0x28, i + mark.count <= source.count, Array(source[i..<(i + mark.count)]) == mark {
+                var j = i + mark.count
+                while j < source.count, source[j] != 0x29 { j += 1 }
+                out += source[i...j]
+                out += Array("(?C1)".utf8)
+                i = j + 1
+                continue
+            }
+            out.append(source[i])
+            i += 1
+        }
+        return out
     }
 }
 

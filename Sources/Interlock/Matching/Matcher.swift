@@ -42,15 +42,21 @@ public final class Matcher {
     private var tableRoot: CompiledNode? = nil
     private var strictSlash = false
 
+    // The last answer. Unowned: the table this matcher holds (`tableRoot`) keeps them alive, and
+    // they are cleared before the matcher lets go of that table.
+    private unowned(unsafe) var leaf: UnitLeaf? = nil
     /// The route that matched last, or nil.
-    public private(set) var route: Route? = nil
-    private var names: ParameterNames? = nil
+    public var route: Route? { leaf?.route }
+    private var names: ParameterNames? { leaf?.names }
     /// Number of parameters of the last match.
     public private(set) var parameterCount = 0
     /// Where the parts of the last URI were.
     private(set) var spans = URISpans()
+    /// Routes whose methods answer method-not-allowed (one per method), for the last lookup.
     private var allowedRoutes: [Route] = []
+    private var allowedCount = 0
     private var enumeratingUnit: Unit? = nil
+    private var enumerating = false
 
     /// Creates a matcher. `preallocate` sizes its buffers for the longest URI up front, so that no
     /// lookup ever allocates; otherwise they grow on demand.
@@ -104,10 +110,9 @@ public final class Matcher {
     /// Looks up `uri` with `method` (nil: any method). Throws `.uri` for a malformed URI,
     /// `.invalidArgument` for a malformed method, `.limit` if a constraint exceeds the match limit.
     public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
-        route = nil
-        names = nil
+        leaf = nil
         parameterCount = 0
-        allowedRoutes.removeAll(keepingCapacity: true)
+        if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
         if router.serial != tableSerial || router.generation.load(ordering: .acquiring) != tableGeneration || tableRoot == nil {
             try refresh(router)
         }
@@ -150,10 +155,17 @@ public final class Matcher {
         (subject + methodStart).update(from: subject + methodStart + methodLength, count: tail)
         subjectLength -= methodLength
         pcre2_set_callout_8(matchContext, enumerateCallout, Unmanaged.passUnretained(self).toOpaque())
-        defer { pcre2_set_callout_8(matchContext, nil, nil); enumeratingUnit = nil; route = nil; names = nil }
+        enumerating = true
+        defer {
+            pcre2_set_callout_8(matchContext, nil, nil)
+            enumerating = false
+            enumeratingUnit = nil
+            leaf = nil
+        }
         spanCount = 0
         _ = try matchNode(root, at: 0)
-        return allowedRoutes.isEmpty ? .notFound : .methodNotAllowed
+        allowedCount = allowedRoutes.count
+        return allowedCount == 0 ? .notFound : .methodNotAllowed
     }
 
     @inline(__always) private func matchNode(_ node: CompiledNode, at p: Int) throws(InterlockError) -> Bool {
@@ -207,11 +219,13 @@ public final class Matcher {
     }
 
     private func run(_ unit: Unit, at p: Int) throws(InterlockError) -> Bool {
-        enumeratingUnit = unit
+        if enumerating {
+            enumeratingUnit = unit
+            return try run(unit.enumerationCode(), at: p)
+        }
         guard try run(unit.code, at: p) else { return false }
         guard let mark = pcre2_get_mark_8(matchData) else { return false }
-        let leaf = unit.leaves[Matcher.markIndex(mark)]
-        record(leaf)
+        record(unit.leaves[Matcher.markIndex(mark)])
         return true
     }
 
@@ -223,31 +237,31 @@ public final class Matcher {
 
     /// Copies the winning leaf's parameters out, percent-decoded, into the decode buffer.
     private func record(_ leaf: UnitLeaf) {
-        route = leaf.route
-        names = leaf.names
+        self.leaf = leaf
         let count = leaf.names.count
-        let fromSpans = count - leaf.groups.count
+        let fromSpans = count - leaf.groupCount
         let ovector = pcre2_get_ovector_pointer_8(matchData)!
+        let groups = leaf.groups
         var o = 0
         for i in 0..<count {
             var s: Int, e: Int
             if i < fromSpans {
                 s = spanStart[i]; e = spanEnd[i]
             } else {
-                let g = Int(leaf.groups[i - fromSpans])
+                let g = groups[i - fromSpans]
                 s = ovector[2 * g]; e = ovector[2 * g + 1]
                 if s == unset { s = 0; e = 0 }
             }
             valueStart[i] = o
-            var k = s
-            while k < e {
-                let c = subject[k]
-                if c == percent, let h = hexValue(subject[k + 1]), let l = hexValue(subject[k + 2]) {
-                    decoded[o] = h << 4 | l
-                    k += 3
+            while s < e {
+                let c = subject[s]
+                if c == percent {
+                    // The normalizer left only well-formed escapes.
+                    decoded[o] = hexValue(subject[s + 1])! << 4 | hexValue(subject[s + 2])!
+                    s += 3
                 } else {
                     decoded[o] = c
-                    k += 1
+                    s += 1
                 }
                 o += 1
             }
@@ -270,7 +284,8 @@ public final class Matcher {
     /// The name of parameter `i` of the last match, NUL-terminated, valid while the matcher holds
     /// this table (until a lookup after the router changed).
     public func parameterName(_ i: Int) -> (UnsafePointer<CChar>, Int) {
-        (names!.pointer(i), names!.lengths[i])
+        let names = self.names!
+        return (names.pointer(i), names.lengths[i])
     }
 
     /// The decoded value of parameter `i`, NUL-terminated, valid until the next lookup.
@@ -289,23 +304,24 @@ public final class Matcher {
     }
 
     /// Methods under which the path of the last lookup would have matched (method not allowed).
-    public var allowedMethods: [String] { allowedRoutes.compactMap { $0.pattern.method } }
+    public var allowedMethods: [String] { allowedRoutes[0..<allowedCount].compactMap { $0.pattern.method } }
 
     /// Allowed method `i` of the last method-not-allowed answer, NUL-terminated, owned by its route.
     public func allowedMethodCString(_ i: Int) -> UnsafePointer<CChar>? {
-        i < allowedRoutes.count ? allowedRoutes[i].methodCString.map { UnsafePointer($0) } : nil
+        i < allowedCount ? allowedRoutes[i].methodCString.map { UnsafePointer($0) } : nil
     }
 
     /// The number of allowed methods of the last method-not-allowed answer.
-    public var allowedMethodCount: Int { allowedRoutes.count }
+    public var allowedMethodCount: Int { allowedCount }
 
     /// The last match as a value.
     public func routeMatch() -> RouteMatch {
         var params: [(name: String, value: String)] = []
+        let names = self.names!
         for i in 0..<parameterCount {
             let (v, n) = parameterValue(i)
             let value = UnsafeRawBufferPointer(start: v, count: n)
-            params.append((names!.names[i], String(decoding: value, as: UTF8.self)))
+            params.append((names.names[i], String(decoding: value, as: UTF8.self)))
         }
         return RouteMatch(routeID: route!.id, pattern: route!.pattern.source, name: route!.name, parameters: params)
     }

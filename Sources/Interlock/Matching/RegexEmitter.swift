@@ -4,8 +4,8 @@
 //
 // The subject is the normalized path, then "\n" method "\n" scheme "\n" host. A leaf's tail checks
 // the request against the route's method, scheme and host and ends with "(*MARK:n)", n being the
-// leaf's index in the unit; "(?C1)" after it lets the method-not-allowed pass enumerate leaves
-// (PCRE2 skips callouts when no callout function is set, so the fast path pays nothing).
+// leaf's index in the unit. (The method-not-allowed pass uses a copy with a callout after each
+// mark, compiled when first needed: see `Unit.enumerationCode`.)
 //
 // Segment shapes:
 //   literal      /lit
@@ -18,10 +18,22 @@
 /// A leaf as a unit knows it: the route, its parameter names, and which of the unit's capture
 /// groups hold the values of the parameters captured inside the unit (the rest, before them, were
 /// captured by dispatch nodes above).
-struct UnitLeaf {
+final class UnitLeaf: @unchecked Sendable {
     let route: Route
     let names: ParameterNames
-    let groups: [Int32]
+    /// Capture group numbers, flat, so that reading them costs no reference counting.
+    let groups: UnsafeMutablePointer<Int>
+    let groupCount: Int
+
+    init(route: Route, names: ParameterNames, groups: [Int32]) {
+        self.route = route
+        self.names = names
+        self.groupCount = groups.count
+        self.groups = .allocate(capacity: max(groups.count, 1))
+        for (i, g) in groups.enumerated() { self.groups[i] = Int(g) }
+    }
+
+    deinit { groups.deallocate() }
 }
 
 struct RegexEmitter {
@@ -93,7 +105,7 @@ struct RegexEmitter {
         }
         if let h = p.host { putEscaped(Array(h.utf8)); put("\\z") }
         if caseInsensitive { put(")") }
-        put("(*MARK:\(leaves.count))(?C1)")
+        put("(*MARK:\(leaves.count))")
         leaves.append(UnitLeaf(route: leaf.route, names: leaf.names, groups: captured))
     }
 

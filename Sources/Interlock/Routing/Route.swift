@@ -50,26 +50,30 @@ public final class Route: @unchecked Sendable {
 final class ParameterNames: @unchecked Sendable {
     let names: [String]
     let storage: UnsafeMutablePointer<CChar>
-    let offsets: [Int]
-    let lengths: [Int]
+    /// Offset and length of each name in `storage`, flat.
+    let offsets: UnsafeMutablePointer<Int>
+    let lengths: UnsafeMutablePointer<Int>
 
     init(_ names: [String]) {
         self.names = names
         let total = names.reduce(0) { $0 + $1.utf8.count + 1 }
         storage = .allocate(capacity: max(total, 1))
-        var offsets: [Int] = [], lengths: [Int] = []
+        offsets = .allocate(capacity: max(names.count, 1))
+        lengths = .allocate(capacity: max(names.count, 1))
         var o = 0
-        for name in names {
-            offsets.append(o)
-            lengths.append(name.utf8.count)
+        for (i, name) in names.enumerated() {
+            offsets[i] = o
+            lengths[i] = name.utf8.count
             for b in name.utf8 { storage[o] = CChar(bitPattern: b); o += 1 }
             storage[o] = 0; o += 1
         }
-        self.offsets = offsets
-        self.lengths = lengths
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        offsets.deallocate()
+        lengths.deallocate()
+    }
 
     var count: Int { names.count }
     func pointer(_ i: Int) -> UnsafePointer<CChar> { UnsafePointer(storage + offsets[i]) }

@@ -33,6 +33,24 @@ struct URISpans {
     return false
 }
 
+/// Bytes copied as they are into a normalized path: ASCII path characters other than ".".
+/// (A tuple-backed table: no bounds or lazy-initialization checks on the lookup path.)
+private let plainPathByte: PlainPathBytes = PlainPathBytes()
+
+struct PlainPathBytes {
+    private var bits: (UInt64, UInt64) = (0, 0)
+
+    init() {
+        for c in UInt8(0)..<128 where isPathChar(c) && c != 0x2E {
+            if c < 64 { bits.0 |= 1 << UInt64(c) } else { bits.1 |= 1 << UInt64(c - 64) }
+        }
+    }
+
+    @inline(__always) subscript(_ c: Int) -> Bool {
+        c < 64 ? (bits.0 >> UInt64(c)) & 1 != 0 : c < 128 && (bits.1 >> UInt64(c &- 64)) & 1 != 0
+    }
+}
+
 enum URIParser {
     /// The output buffer must hold `3 * input.count + 1` bytes (every byte may become an escape).
     static func outputCapacity(for length: Int) -> Int { 3 * length + 1 }
@@ -147,6 +165,7 @@ enum URIParser {
         into out: UnsafeMutablePointer<UInt8>, spans: inout URISpans
     ) throws(InterlockError) -> Int {
         let n = input.count
+        let plain = plainPathByte   // one lazy-initialization check, not one per byte
         var i = start
         var o = 0
         var utf8 = UTF8Validator()
@@ -161,10 +180,12 @@ enum URIParser {
             var dots = 0, others = 0
             while i < n {
                 let c = input[i]
-                // Most bytes are letters and digits: copy them with no further checks.
-                if (c &- 0x61) < 26 || (c &- 0x30) < 10 || (c &- 0x41) < 26 || c == 0x2D || c == 0x5F {
-                    if !utf8.isComplete { throw InterlockError(.uri, "path is not valid UTF-8", offset: i) }
-                    out[o] = c; o += 1; i += 1; others += 1
+                // Most bytes stand as they are: copy a run of them with no further checks.
+                if plain[Int(c)] && utf8.isComplete {
+                    var j = i + 1
+                    while j < n && plain[Int(input[j])] { j += 1 }
+                    (out + o).update(from: input.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: j - i)
+                    o += j - i; others += j - i; i = j
                     continue
                 }
                 if c == slash || c == 0x3F || c == 0x23 { break }

@@ -153,9 +153,10 @@ int ilk_router_add_route(ilk_router *router, const char *pattern, ilk_destinatio
                          void *userdata, ilk_free_fn free_fn, uint32_t *route_id);
 
 /**
- * Sets the destination that ilk_router_resolve runs when no route matches (NULL clears it). The
- * userdata of a destination it replaces is freed at once; the new one when the router is freed or
- * when it is replaced in turn. Returns ILK_OK or ILK_EINVAL (router is NULL).
+ * Sets the destination that ilk_router_resolve runs when no route matches (ILK_NOT_FOUND; a
+ * method-not-allowed answer does not go to it). NULL clears it, and then `free_fn`, if given, is
+ * called on `userdata` at once. The userdata of a destination it replaces is freed at once; the new
+ * one when the router is freed or when it is replaced in turn. Returns ILK_OK or ILK_EINVAL.
  */
 int ilk_router_set_default(ilk_router *router, ilk_destination_fn destination, void *userdata,
                            ilk_free_fn free_fn);

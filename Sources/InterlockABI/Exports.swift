@@ -65,9 +65,10 @@ public func ilk_router_add_route(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ routeID: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
-    guard let pattern = string(pattern) else { return invalid("pattern is NULL") }
+    guard let patternPointer = pattern else { return invalid("pattern is NULL") }
     do {
-        let id = try r.router.addRoute(pattern)
+        try validateUTF8(UnsafeRawBufferPointer(start: patternPointer, count: strlen(patternPointer)), what: "pattern", code: .pattern)
+        let id = try r.router.addRoute(String(cString: patternPointer))
         if let destination {
             let callback = CCallback(function: destination, userdata: userdata, free: freeFn)
             r.callbacks.withLock { $0.append(callback) }

@@ -85,6 +85,24 @@ static void test_add_route(void) {
   CHECK_EQ_INT(ilk_router_add_route(r, "/a/:n([0-9]+", NULL, NULL, NULL, NULL), ILK_EPATTERN);
   CHECK_EQ_INT(ilk_router_add_route(r, "/a/:n(\\d*)", NULL, NULL, NULL, NULL), ILK_EPATTERN);
   CHECK(strstr(ilk_errmsg(), "empty string") != NULL);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/ab\xC3(", NULL, NULL, NULL, NULL), ILK_EPATTERN);
+  CHECK_EQ_INT(ilk_erroffset(), 3);
+  CHECK(strstr(ilk_errmsg(), "UTF-8") != NULL);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/\xFF", NULL, NULL, NULL, NULL), ILK_EPATTERN);
+  CHECK_EQ_INT(ilk_erroffset(), 1);
+  /* the root, with and without a method */
+  CHECK_EQ_INT(ilk_router_add_route(r, "GET /", NULL, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/", NULL, NULL, NULL, NULL), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_route(r, "", NULL, NULL, NULL, NULL), ILK_ECONFLICT);
+  {
+    ilk_match *m;
+    ilk_match_new(&m);
+    CHECK_EQ_INT(ilk_router_match(r, "GET", "https://example.com", 19, m), ILK_OK);
+    CHECK_EQ_INT(ilk_match_route_id(m), id);
+    CHECK_EQ_INT(ilk_router_match(r, "PUT", "/?x=1", 5, m), ILK_OK);
+    CHECK_EQ_INT(ilk_match_route_id(m), id + 1);
+    ilk_match_free(m);
+  }
 
   /* conflict names the existing pattern; the failed call does not take the userdata */
   frees[1] = 0;

@@ -110,3 +110,14 @@ func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(Inte
     }
     return try result.get()
 }
+
+/// Checks that `bytes` are valid UTF-8; the error names `what` and the offset of the first bad byte.
+public func validateUTF8(_ bytes: UnsafeRawBufferPointer, what: String, code: ErrorCode) throws(InterlockError) {
+    var v = UTF8Validator()
+    var start = 0
+    for (i, b) in bytes.enumerated() {
+        if v.isComplete { start = i }
+        guard v.feed(b) else { throw InterlockError(code, "\(what) is not valid UTF-8", offset: v.isComplete ? i : start) }
+    }
+    if !v.isComplete { throw InterlockError(code, "\(what) is not valid UTF-8", offset: start) }
+}

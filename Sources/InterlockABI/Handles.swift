@@ -148,6 +148,11 @@ final class ResultHandle {
         case .ok: status = ILK_OK
         case .notFound: status = ILK_NOT_FOUND
         case .methodNotAllowed: status = ILK_METHOD_NOT_ALLOWED
+        case .stopped: status = 3
+        case .guarded: status = 4
+        case .aborted: status = 5
+        case .redirectLoop: status = 6
+        case .retryLimit: status = 7
         case .error: status = ILK_ECALLBACK
         }
         headers = resolution.response.headers.map { [store] in (store.keep($0.name), store.keep($0.value)) }

@@ -87,6 +87,16 @@ enum ConstraintCheck {
         }
     }
 
+    /// Whether `segment` matches the (already validated) constraint whole.
+    static func matches(_ regex: String, _ segment: [UInt8]) -> Bool {
+        guard let code = try? PCRE2Code(Array("(?n:".utf8) + Array(regex.utf8) + Array(")\\z".utf8),
+                                        options: UInt32(PCRE2_ANCHORED), jit: false) else { return false }
+        let data = pcre2_match_data_create_from_pattern_8(code.code, nil)
+        defer { pcre2_match_data_free_8(data) }
+        let rc = segment.withUnsafeBufferPointer { pcre2_match_8(code.code, $0.baseAddress, $0.count, 0, 0, data, nil) }
+        return rc >= 0
+    }
+
     private static func find(_ bytes: [UInt8], _ needle: String) -> Int? {
         let n = Array(needle.utf8)
         guard bytes.count >= n.count else { return nil }

@@ -19,8 +19,12 @@ public struct Request: Sendable {
     public var fragment: String?
     /// The route that matched, or nil.
     public var route: Route?
-    /// The matched route's parameters, decoded, in path order.
+    /// The matched route's parameters, decoded, in path order. Interceptors may change them.
     public var parameters: [(name: String, value: String)]
+    /// Strings interceptors and filters attach to the request.
+    public var metadata: [String: String] = [:]
+    /// The state shared by the whole resolve.
+    public var state: ResolveState
 
     /// The value of the named parameter, if bound.
     public subscript(parameter name: String) -> String? {
@@ -50,12 +54,23 @@ public typealias Destination = @Sendable (Request, inout Response) throws -> Voi
 
 /// How a resolve ended.
 public enum ResolveStatus: Equatable, Sendable {
-    /// A destination ran (the route's, or the default one when nothing matched).
+    /// A destination ran (the route's, or the default one when nothing matched), or a route
+    /// without destination matched.
     case ok
     /// No route matched and there is no default destination.
     case notFound
     /// Routes match the path under other methods only.
     case methodNotAllowed(allowed: [String])
+    /// A filter stopped the request.
+    case stopped
+    /// The route's guard refused; the URI is kept as the router's pending link.
+    case guarded
+    /// An interceptor aborted, with its reason.
+    case aborted(String)
+    /// Redirects went deeper than the router's redirect limit.
+    case redirectLoop
+    /// Response interceptors asked for more retries than the router's retry limit.
+    case retryLimit
     /// A callback reported an error.
     case error(String)
 }
@@ -64,8 +79,17 @@ public enum ResolveStatus: Equatable, Sendable {
 public struct Resolution: Sendable {
     /// How it ended.
     public var status: ResolveStatus
-    /// The request as the destination saw it.
+    /// The request as the pipeline last saw it.
     public var request: Request
-    /// The response the destination filled (empty 200 if none ran).
+    /// The response (empty 200 unless a destination ran; empty after an abort).
     public var response: Response
+    /// The URIs redirected to, in order.
+    public var redirects: [String] = []
+    /// One entry per stage that ran.
+    public var trace: [TraceEntry] = []
+
+    /// The matched route, if any.
+    public var route: Route? { request.route }
+    /// The resolve's state.
+    public var state: ResolveState { request.state }
 }

@@ -25,7 +25,7 @@ public final class Router: @unchecked Sendable {
     let generation = Atomic<UInt64>(0)
     /// Units compiled so far, for ``compiledUnits``.
     let unitCounter = Atomic<Int>(0)
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     struct State {
         var tree: RouteTree
@@ -36,6 +36,8 @@ public final class Router: @unchecked Sendable {
         var pool: [PooledMatcher] = []
         var destinations: [RouteID: Destination] = [:]
         var defaultDestination: Destination? = nil
+        var pipeline = PipelineConfiguration()
+        var pendingLink: PendingLink? = nil
     }
 
     /// Creates an empty router.

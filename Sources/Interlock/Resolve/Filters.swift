@@ -1,0 +1,86 @@
+// Filters: the global chain every request passes through (matched or not), in the order added.
+// A filter continues (calls `next` exactly once, and may act on what the rest returned), stops
+// (returns without calling it), or redirects to a URI or a named route.
+
+/// How the rest of the pipeline ended, as a filter sees it.
+public enum DownstreamOutcome: Equatable, Sendable {
+    /// A destination ran (or a route without one matched).
+    case completed
+    case notFound
+    case methodNotAllowed(allowed: [String])
+    /// A later filter stopped the request.
+    case stopped
+    /// A later filter redirected; the pipeline will run again for this URI.
+    case redirect(String)
+    /// The route's guard refused.
+    case guarded
+    /// A response interceptor aborted.
+    case aborted(String)
+    /// A response interceptor asked for a retry.
+    case retry
+}
+
+/// What `next` returned: the outcome and the response, which the filter may change.
+public struct Downstream: Sendable {
+    /// How the rest of the pipeline ended.
+    public let outcome: DownstreamOutcome
+    /// The response (empty unless a destination ran).
+    public var response: Response
+}
+
+/// What a filter decided.
+public enum FilterResult: Sendable {
+    /// Continue: return what `next` gave (its response possibly changed).
+    case proceed(Downstream)
+    /// Stop here: no destination runs; the result is `stopped`.
+    case stop
+    /// Run the whole pipeline again for another URI.
+    case redirect(String)
+    /// Run the whole pipeline again for a named route's URI built from these parameters.
+    case redirectToRoute(String, [String: String])
+}
+
+/// An object that filters requests.
+public protocol RequestFiltering: Sendable {
+    func filter(_ request: Request, chain: FilterChain) throws -> FilterResult
+}
+
+/// A filter: a named closure or object.
+public struct Filter: Sendable {
+    let name: String
+    let run: @Sendable (Request, FilterChain) throws -> FilterResult
+
+    /// A filter from a closure; `name` appears in the trace.
+    public init(name: String, _ run: @escaping @Sendable (Request, FilterChain) throws -> FilterResult) {
+        self.name = name
+        self.run = run
+    }
+
+    /// A filter from an object.
+    public init(name: String? = nil, _ object: some RequestFiltering) {
+        self.name = name ?? String(describing: type(of: object))
+        self.run = { try object.filter($0, chain: $1) }
+    }
+}
+
+/// The rest of the pipeline, as one filter sees it. `next` may be called once.
+public final class FilterChain: @unchecked Sendable {
+    private let rest: (Request) throws -> Downstream
+    private let filterName: String
+    private var called = false
+
+    init(filterName: String, rest: @escaping (Request) throws -> Downstream) {
+        self.filterName = filterName
+        self.rest = rest
+    }
+
+    /// Runs the rest of the chain (later filters, the guard, the destination and the response
+    /// interceptors) with `request`. Calling it a second time throws and runs nothing.
+    public func next(_ request: Request) throws -> Downstream {
+        if called {
+            throw InterlockError(.callback, "filter '\(filterName)' called next twice; the rest of the chain ran once")
+        }
+        called = true
+        return try rest(request)
+    }
+}

@@ -1,0 +1,153 @@
+// Request and response interceptors: first-class values made from a closure or an object,
+// composable (`a.before(b)`, `a.after(b)`, `chain(inOrder:)`), each composition again an
+// interceptor. A composition runs its parts in order and records each part in the trace.
+
+/// What a request interceptor decided.
+public enum RequestDecision: Equatable, Sendable {
+    /// Go on to the next interceptor.
+    case proceed
+    /// End the resolve: no further interceptor, no destination; the result is `aborted(reason)`.
+    case abort(String)
+}
+
+/// What a response interceptor decided.
+public enum ResponseDecision: Equatable, Sendable {
+    /// Go on.
+    case proceed
+    /// Discard the response; the result is `aborted(reason)`.
+    case abort(String)
+    /// Once every response interceptor ran, run the request again (from the original request).
+    case retry
+}
+
+/// An object that intercepts requests.
+public protocol RequestIntercepting: Sendable {
+    /// Reads and may change the request (metadata, parameters) and its state.
+    func intercept(_ request: inout Request) throws -> RequestDecision
+}
+
+/// An object that intercepts responses.
+public protocol ResponseIntercepting: Sendable {
+    /// Reads and may change the response and the state.
+    func intercept(_ response: inout Response, request: Request) throws -> ResponseDecision
+}
+
+/// A request interceptor: a named closure, or a composition of interceptors.
+public struct RequestInterceptor: Sendable {
+    enum Body: Sendable {
+        case leaf(name: String, run: @Sendable (inout Request) throws -> RequestDecision)
+        case chain([RequestInterceptor])
+    }
+    let body: Body
+
+    /// An interceptor from a closure; `name` appears in the trace.
+    public init(name: String, _ run: @escaping @Sendable (inout Request) throws -> RequestDecision) {
+        body = .leaf(name: name, run: run)
+    }
+
+    /// An interceptor from an object.
+    public init(name: String? = nil, _ object: some RequestIntercepting) {
+        body = .leaf(name: name ?? String(describing: type(of: object)), run: { try object.intercept(&$0) })
+    }
+
+    private init(chain: [RequestInterceptor]) { body = .chain(chain) }
+
+    /// The interceptors run one after the other, in this order.
+    public static func chain(inOrder list: [RequestInterceptor]) -> RequestInterceptor { RequestInterceptor(chain: list) }
+    /// This interceptor, then `other`.
+    public func before(_ other: RequestInterceptor) -> RequestInterceptor { .chain(inOrder: [self, other]) }
+    /// `other`, then this interceptor.
+    public func after(_ other: RequestInterceptor) -> RequestInterceptor { .chain(inOrder: [other, self]) }
+
+    /// The leaves in the order they run.
+    var leaves: [(name: String, run: @Sendable (inout Request) throws -> RequestDecision)] {
+        switch body {
+        case .leaf(let name, let run): return [(name, run)]
+        case .chain(let list): return list.flatMap(\.leaves)
+        }
+    }
+}
+
+/// A response interceptor: a named closure, or a composition of interceptors.
+public struct ResponseInterceptor: Sendable {
+    enum Body: Sendable {
+        case leaf(name: String, run: @Sendable (inout Response, Request) throws -> ResponseDecision)
+        case chain([ResponseInterceptor])
+    }
+    let body: Body
+
+    /// An interceptor from a closure; `name` appears in the trace.
+    public init(name: String, _ run: @escaping @Sendable (inout Response, Request) throws -> ResponseDecision) {
+        body = .leaf(name: name, run: run)
+    }
+
+    /// An interceptor from an object.
+    public init(name: String? = nil, _ object: some ResponseIntercepting) {
+        body = .leaf(name: name ?? String(describing: type(of: object)), run: { try object.intercept(&$0, request: $1) })
+    }
+
+    private init(chain: [ResponseInterceptor]) { body = .chain(chain) }
+
+    /// The interceptors run one after the other, in this order.
+    public static func chain(inOrder list: [ResponseInterceptor]) -> ResponseInterceptor { ResponseInterceptor(chain: list) }
+    /// This interceptor, then `other`.
+    public func before(_ other: ResponseInterceptor) -> ResponseInterceptor { .chain(inOrder: [self, other]) }
+    /// `other`, then this interceptor.
+    public func after(_ other: ResponseInterceptor) -> ResponseInterceptor { .chain(inOrder: [other, self]) }
+
+    var leaves: [(name: String, run: @Sendable (inout Response, Request) throws -> ResponseDecision)] {
+        switch body {
+        case .leaf(let name, let run): return [(name, run)]
+        case .chain(let list): return list.flatMap(\.leaves)
+        }
+    }
+}
+
+// MARK: Built-ins
+
+/// Logs one line per request and one per response, to a sink (standard error by default).
+public struct LoggingInterceptor: Sendable {
+    /// Where lines go.
+    public let sink: @Sendable (String) -> Void
+
+    /// A logger writing to `sink`.
+    public init(sink: @escaping @Sendable (String) -> Void = { line in writeStandardError(line + "\n") }) {
+        self.sink = sink
+    }
+
+    /// The request side: "→ METHOD uri route=<pattern> params=k=v,...".
+    public var request: RequestInterceptor {
+        let sink = self.sink
+        return RequestInterceptor(name: "log") { request in
+            let params = request.parameters.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+            sink("-> \(request.method ?? "*") \(request.uri) route=\(request.route?.pattern.source ?? "none") params=\(params)")
+            return .proceed
+        }
+    }
+
+    /// The response side: "← status N, B bytes for uri".
+    public var response: ResponseInterceptor {
+        let sink = self.sink
+        return ResponseInterceptor(name: "log") { response, request in
+            sink("<- status \(response.status), \(response.body.count) bytes for \(request.uri)")
+            return .proceed
+        }
+    }
+}
+
+/// Aborts a response whose status is outside `allowed` (200...299 unless told).
+public func validateStatus(_ allowed: ClosedRange<Int> = 200...299) -> ResponseInterceptor {
+    ResponseInterceptor(name: "validate-status") { response, _ in
+        allowed.contains(response.status)
+            ? .proceed
+            : .abort("status \(response.status) is outside \(allowed.lowerBound)...\(allowed.upperBound)")
+    }
+}
+
+@_silgen_name("write") private func sysWrite(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Int
+
+/// Writes text to standard error (no Foundation in the core).
+public func writeStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { _ = sysWrite(2, $0.baseAddress!, $0.count) }
+}

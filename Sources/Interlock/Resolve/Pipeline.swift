@@ -1,0 +1,246 @@
+// One resolve, stage by stage:
+//   1. creation: parse, normalize, match, build the request
+//   2. request interceptors: the route's scope, then the global ones (abort ends the resolve)
+//   3. filters, in order: continue (next, once), stop, or redirect (back to 1, same state)
+//   4. the route's guard: refused ends as guarded and keeps the link pending
+//   5. the destination (the route's, or the default one when nothing matched)
+//   6. response interceptors: the global ones, then the route's (abort, or retry from 2)
+// Callbacks run outside the router's lock, so they may resolve other URIs or add routes.
+
+extension Router {
+    /// Resolves `uri` through the whole pipeline. Throws only for a malformed URI or method (the
+    /// first one: a malformed redirect target ends the resolve with `.error`); everything else,
+    /// callback errors included, is in the ``Resolution``.
+    public func resolve(_ uri: String, method: String? = nil) throws(InterlockError) -> Resolution {
+        try withBytes(Array(uri.utf8)) { (u) throws(InterlockError) in try resolve(bytes: u, method: method) }
+    }
+
+    /// Resolves the URI in `bytes` (UTF-8, not NUL-terminated), as ``resolve(_:method:)``.
+    public func resolve(bytes: UnsafeRawBufferPointer, method: String? = nil) throws(InterlockError) -> Resolution {
+        let run = PipelineRun(router: self, method: method)
+        let first = try run.create(bytes)
+        return run.run(from: first)
+    }
+}
+
+/// The state of one resolve while it runs.
+final class PipelineRun {
+    let router: Router
+    let method: String?
+    let config: PipelineConfiguration
+    let state = ResolveState()
+    var trace: [TraceEntry] = []
+    var redirects: [String] = []
+
+    init(router: Router, method: String?) {
+        self.router = router
+        self.method = method
+        self.config = router.pipeline
+    }
+
+    private func note(_ stage: Stage, _ name: String, _ decision: String) {
+        trace.append(TraceEntry(stage: stage, name: name, decision: decision))
+    }
+
+    /// Stage 1: the request for `bytes`, and whether a route matched.
+    func create(_ bytes: UnsafeRawBufferPointer) throws(InterlockError) -> Created {
+        let pooled = router.takeMatcher()
+        defer { router.returnMatcher(pooled) }
+        let matcher = pooled.matcher
+        let outcome: MatchOutcome
+        if let method {
+            outcome = try withBytes(Array(method.utf8)) { (m) throws(InterlockError) in try matcher.match(router, method: m, uri: bytes) }
+        } else {
+            outcome = try matcher.match(router, method: nil, uri: bytes)
+        }
+        let uri = String(decoding: bytes, as: UTF8.self)
+        let request = matcher.request(uri: uri, method: method, bytes: bytes, matched: outcome == .matched, state: state)
+        switch outcome {
+        case .matched: note(.match, uri, request.route.map { $0.name ?? $0.pattern.source } ?? "")
+        case .notFound: note(.match, uri, "no route")
+        case .methodNotAllowed: note(.match, uri, "method not allowed")
+        }
+        return Created(request: request, allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
+    }
+
+    struct Created {
+        let request: Request
+        /// Set when the path matched only under other methods.
+        let allowed: [String]?
+    }
+
+    /// Stages 2 to 6, with redirects and retries.
+    func run(from first: Created) -> Resolution {
+        var created = first
+        while true {
+            let (status, request, response) = attempts(created)
+            guard case .redirect(let uri) = status else {
+                return Resolution(status: status.final, request: request, response: response,
+                                  redirects: redirects, trace: trace)
+            }
+            if redirects.count >= config.redirectLimit {
+                note(.redirect, uri, "refused: more than \(config.redirectLimit) redirects")
+                return Resolution(status: .redirectLoop, request: request, response: Response(),
+                                  redirects: redirects, trace: trace)
+            }
+            redirects.append(uri)
+            do {
+                created = try withBytes(Array(uri.utf8)) { (u) throws(InterlockError) in try create(u) }
+            } catch {
+                return Resolution(status: .error("redirect to '\(uri)': \(error)"), request: request,
+                                  response: Response(), redirects: redirects, trace: trace)
+            }
+        }
+    }
+
+    /// What one pass ended with, before redirects are followed.
+    enum PassStatus {
+        case done(ResolveStatus)
+        case redirect(String)
+
+        var final: ResolveStatus {
+            if case .done(let s) = self { return s }
+            return .error("unfollowed redirect")
+        }
+    }
+
+    private func attempts(_ created: Created) -> (PassStatus, Request, Response) {
+        var retries = 0
+        while true {
+            var request = created.request   // every attempt starts from the original request
+            let route = request.route
+            let interceptors = (route.flatMap { config.routeRequestInterceptors[$0.id] } ?? []) + config.requestInterceptors
+            for leaf in interceptors.flatMap(\.leaves) {
+                do {
+                    switch try leaf.run(&request) {
+                    case .proceed:
+                        note(.requestInterceptor, leaf.name, "continue")
+                    case .abort(let reason):
+                        note(.requestInterceptor, leaf.name, "abort: \(reason)")
+                        return (.done(.aborted(reason)), request, Response())
+                    }
+                } catch {
+                    note(.requestInterceptor, leaf.name, "error: \(message(error))")
+                    return (.done(.error(message(error))), request, Response())
+                }
+            }
+            let downstream: Downstream
+            do {
+                downstream = try filter(0, request, allowed: created.allowed)
+            } catch {
+                return (.done(.error(message(error))), request, Response())
+            }
+            switch downstream.outcome {
+            case .completed: return (.done(.ok), request, downstream.response)
+            case .notFound: return (.done(.notFound), request, downstream.response)
+            case .methodNotAllowed(let allowed): return (.done(.methodNotAllowed(allowed: allowed)), request, downstream.response)
+            case .stopped: return (.done(.stopped), request, Response())
+            case .guarded: return (.done(.guarded), request, Response())
+            case .aborted(let reason): return (.done(.aborted(reason)), request, Response())
+            case .redirect(let uri): return (.redirect(uri), request, Response())
+            case .retry:
+                retries += 1
+                if retries > config.retryLimit {
+                    note(.retry, request.uri, "refused: more than \(config.retryLimit) retries")
+                    return (.done(.retryLimit), request, Response())
+                }
+                note(.retry, request.uri, "attempt \(retries + 1)")
+            }
+        }
+    }
+
+    /// Stage 3: filter `index` and, through its chain, the rest.
+    private func filter(_ index: Int, _ request: Request, allowed: [String]?) throws -> Downstream {
+        guard index < config.filters.count else { return try terminal(request, allowed: allowed) }
+        let f = config.filters[index]
+        let chain = FilterChain(filterName: f.name) { [self] next in
+            note(.filter, f.name, "continue")
+            return try filter(index + 1, next, allowed: allowed)
+        }
+        let result: FilterResult
+        do {
+            result = try f.run(request, chain)
+        } catch {
+            note(.filter, f.name, "error: \(message(error))")
+            throw error
+        }
+        switch result {
+        case .proceed(let downstream):
+            return downstream
+        case .stop:
+            note(.filter, f.name, "stop")
+            return Downstream(outcome: .stopped, response: Response())
+        case .redirect(let uri):
+            note(.filter, f.name, "redirect \(uri)")
+            return Downstream(outcome: .redirect(uri), response: Response())
+        case .redirectToRoute(let name, let parameters):
+            let uri = try router.url(for: name, parameters: parameters)
+            note(.filter, f.name, "redirect \(uri)")
+            return Downstream(outcome: .redirect(uri), response: Response())
+        }
+    }
+
+    /// Stages 4 to 6: guard, destination, response interceptors.
+    private func terminal(_ request: Request, allowed: [String]?) throws -> Downstream {
+        let route = request.route
+        let destination: Destination?
+        let destinationName: String
+        if let route {
+            let name = route.name ?? route.pattern.source
+            if let routeGuard = config.guards[route.id] {
+                let ok: Bool
+                do { ok = try routeGuard(request) } catch {
+                    note(.guard, name, "error: \(message(error))")
+                    throw error
+                }
+                note(.guard, name, ok ? "allow" : "refuse")
+                if !ok {
+                    router.setPendingLink(PendingLink(uri: request.uri, method: method))
+                    return Downstream(outcome: .guarded, response: Response())
+                }
+            }
+            destination = router.destination(for: route.id)
+            destinationName = name
+        } else if let allowed {
+            return Downstream(outcome: .methodNotAllowed(allowed: allowed), response: Response())
+        } else if let fallback = router.defaultDestination {
+            destination = fallback
+            destinationName = "default"
+        } else {
+            return Downstream(outcome: .notFound, response: Response())
+        }
+        var response = Response()
+        if let destination {
+            do { try destination(request, &response) } catch {
+                note(.destination, destinationName, "error: \(message(error))")
+                throw error
+            }
+            note(.destination, destinationName, "ran")
+        }
+        let interceptors = config.responseInterceptors + (route.flatMap { config.routeResponseInterceptors[$0.id] } ?? [])
+        var retry = false
+        for leaf in interceptors.flatMap(\.leaves) {
+            let decision: ResponseDecision
+            do { decision = try leaf.run(&response, request) } catch {
+                note(.responseInterceptor, leaf.name, "error: \(message(error))")
+                throw error
+            }
+            switch decision {
+            case .proceed:
+                note(.responseInterceptor, leaf.name, "continue")
+            case .retry:
+                note(.responseInterceptor, leaf.name, "retry")
+                retry = true
+            case .abort(let reason):
+                note(.responseInterceptor, leaf.name, "abort: \(reason)")
+                return Downstream(outcome: .aborted(reason), response: Response())
+            }
+        }
+        return Downstream(outcome: retry ? .retry : .completed, response: response)
+    }
+
+    private func message(_ error: any Error) -> String {
+        if let e = error as? InterlockError { return e.description }
+        return String(describing: error)
+    }
+}

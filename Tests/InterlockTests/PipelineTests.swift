@@ -1,0 +1,319 @@
+import Synchronization
+import Testing
+@testable import Interlock
+
+/// Collects what ran, in order, from any callback.
+final class Log: Sendable {
+    private let lines = Mutex<[String]>([])
+    func add(_ s: String) { lines.withLock { $0.append(s) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+func requestLogger(_ log: Log, _ name: String) -> RequestInterceptor {
+    RequestInterceptor(name: name) { _ in log.add(name); return .proceed }
+}
+
+func responseLogger(_ log: Log, _ name: String) -> ResponseInterceptor {
+    ResponseInterceptor(name: name) { _, _ in log.add(name); return .proceed }
+}
+
+@Suite("Pipeline")
+struct PipelineTests {
+    @Test func stagesRunInTheNormativeOrder() throws {
+        let log = Log()
+        let r = Router()
+        let id = try r.addRoute("/a/:x", name: "a", guard: { _ in log.add("guard"); return true }) { _, _ in log.add("destination") }
+        try r.addRequestInterceptor(requestLogger(log, "global-req-1"))
+        try r.addRequestInterceptor(requestLogger(log, "route-req-1"), route: id)
+        try r.addRequestInterceptor(requestLogger(log, "global-req-2"))
+        try r.addRequestInterceptor(requestLogger(log, "route-req-2"), route: id)
+        try r.addResponseInterceptor(responseLogger(log, "route-res-1"), route: id)
+        try r.addResponseInterceptor(responseLogger(log, "global-res-1"))
+        try r.addResponseInterceptor(responseLogger(log, "route-res-2"), route: id)
+        try r.addResponseInterceptor(responseLogger(log, "global-res-2"))
+        r.addFilter(Filter(name: "f1") { req, chain in log.add("f1-in"); let d = try chain.next(req); log.add("f1-out"); return .proceed(d) })
+        r.addFilter(Filter(name: "f2") { req, chain in log.add("f2-in"); let d = try chain.next(req); log.add("f2-out"); return .proceed(d) })
+        let res = try r.resolve("/a/1")
+        #expect(res.status == .ok)
+        #expect(log.all == ["route-req-1", "route-req-2", "global-req-1", "global-req-2", "f1-in", "f2-in", "guard",
+                            "destination", "global-res-1", "global-res-2", "route-res-1", "route-res-2", "f2-out", "f1-out"])
+        #expect(res.trace.map(\.stage) == [.match, .requestInterceptor, .requestInterceptor, .requestInterceptor, .requestInterceptor,
+                                           .filter, .filter, .guard, .destination, .responseInterceptor, .responseInterceptor,
+                                           .responseInterceptor, .responseInterceptor])
+        #expect(res.trace.first == TraceEntry(stage: .match, name: "/a/1", decision: "a"))
+        #expect(res.trace[5] == TraceEntry(stage: .filter, name: "f1", decision: "continue"))
+        #expect(res.trace[7] == TraceEntry(stage: .guard, name: "a", decision: "allow"))
+    }
+
+    @Test func filtersRunForUnmatchedRequestsAndMayActOnTheResult() throws {
+        let r = Router()
+        r.addFilter(Filter(name: "stamp") { req, chain in
+            var d = try chain.next(req)
+            d.response.addHeader("X-Filtered", "yes")
+            return .proceed(d)
+        })
+        r.defaultDestination = { _, response in response.status = 404 }
+        let res = try r.resolve("/nowhere")
+        #expect(res.status == .ok)
+        #expect(res.response.status == 404)
+        #expect(res.response.headers.map(\.name) == ["X-Filtered"])
+    }
+
+    @Test func stopEndsWithoutTheDestination() throws {
+        let log = Log()
+        let r = Router()
+        try r.addRoute("/a") { _, _ in log.add("destination") }
+        r.addFilter(Filter(name: "gate") { _, _ in .stop })
+        let res = try r.resolve("/a")
+        #expect(res.status == .stopped)
+        #expect(log.all.isEmpty)
+        #expect(res.trace.last == TraceEntry(stage: .filter, name: "gate", decision: "stop"))
+    }
+
+    @Test func nextTwiceIsAnErrorAndTheDestinationRunsOnce() throws {
+        let log = Log()
+        let r = Router()
+        try r.addRoute("/a") { _, _ in log.add("destination") }
+        r.addFilter(Filter(name: "twice") { req, chain in
+            _ = try chain.next(req)
+            return .proceed(try chain.next(req))
+        })
+        let res = try r.resolve("/a")
+        guard case .error(let message) = res.status else { Issue.record("expected an error, got \(res.status)"); return }
+        #expect(message.contains("twice"))
+        #expect(log.all == ["destination"])
+        // The router stays usable.
+        r.addFilter(Filter(name: "noop") { req, chain in .proceed(try chain.next(req)) })
+    }
+
+    @Test func redirectsRunThePipelineAgainWithTheSameState() throws {
+        let r = Router()
+        try r.addRoute("/old/:id") { _, _ in Issue.record("the old destination ran") }
+        try r.addRoute("/new/:id", name: "new") { request, response in
+            response.body = Array("\(request[parameter: "id"]!) \(request.state.string("com.example.seen") ?? "-")".utf8)
+        }
+        r.addFilter(Filter(name: "move") { req, chain in
+            req.state["com.example.seen"] = "yes"
+            if req.path.hasPrefix("/old/") { return .redirectToRoute("new", ["id": req[parameter: "id"]!]) }
+            return .proceed(try chain.next(req))
+        })
+        let res = try r.resolve("/old/7")
+        #expect(res.status == .ok)
+        #expect(res.redirects == ["/new/7"])
+        #expect(res.response.body == Array("7 yes".utf8))
+        #expect(res.route?.name == "new")
+        #expect(res.trace.contains(TraceEntry(stage: .filter, name: "move", decision: "redirect /new/7")))
+    }
+
+    @Test func redirectLoopsEndAtTheLimit() throws {
+        let r = Router()
+        try r.addRoute("/a") { _, _ in }
+        try r.addRoute("/b") { _, _ in }
+        r.addFilter(Filter(name: "pingpong") { req, _ in .redirect(req.path == "/a" ? "/b" : "/a") })
+        let res = try r.resolve("/a")
+        #expect(res.status == .redirectLoop)
+        #expect(res.redirects.count == 8)
+        r.redirectLimit = 2
+        #expect(try r.resolve("/a").redirects.count == 2)
+        // A malformed redirect target ends the resolve with an error, not a throw.
+        let bad = Router()
+        bad.addFilter(Filter(name: "bad") { _, _ in .redirect("/x%zz") })
+        guard case .error(let m) = try bad.resolve("/a").status else { Issue.record("expected an error"); return }
+        #expect(m.contains("bad percent-escape"))
+    }
+
+    @Test func guardRefusalKeepsThePendingLink() throws {
+        let loggedIn = Mutex(false)
+        let r = Router()
+        try r.addRoute("myapp://account/:section", guard: { req in
+            #expect(req[parameter: "section"] == "billing")
+            return loggedIn.withLock { $0 }
+        }) { _, response in response.body = Array("account".utf8) }
+        try r.addRoute("myapp://home") { _, _ in }
+        #expect(r.pendingLink == nil)
+        let refused = try r.resolve("myapp://account/billing?from=push")
+        #expect(refused.status == .guarded)
+        #expect(refused.response.body.isEmpty)
+        #expect(r.pendingLink == PendingLink(uri: "myapp://account/billing?from=push", method: nil))
+        // Other links do not overwrite it; only another refusal does.
+        _ = try r.resolve("myapp://home")
+        #expect(r.pendingLink?.uri == "myapp://account/billing?from=push")
+        // Replay while still refused: pending again.
+        #expect(try r.replayPendingLink()?.status == .guarded)
+        #expect(r.pendingLink != nil)
+        loggedIn.withLock { $0 = true }
+        let replayed = try r.replayPendingLink()
+        #expect(replayed?.status == .ok && replayed?.response.body == Array("account".utf8))
+        #expect(r.pendingLink == nil)
+        #expect(try r.replayPendingLink() == nil)
+        // take reads and clears
+        loggedIn.withLock { $0 = false }
+        _ = try r.resolve("myapp://account/billing")
+        #expect(r.takePendingLink()?.uri == "myapp://account/billing")
+        #expect(r.pendingLink == nil)
+    }
+
+    @Test func abortInEachPhase() throws {
+        let log = Log()
+        let r = Router()
+        let id = try r.addRoute("/a") { _, response in log.add("destination"); response.status = 500 }
+        try r.addRequestInterceptor(RequestInterceptor(name: "deny") { req in
+            req.metadata["x"] == "deny" ? .abort("denied") : .proceed
+        }, route: id)
+        try r.addRequestInterceptor(RequestInterceptor(name: "mark") { req in req.metadata["x"] = "deny"; return .proceed })
+        // The route interceptor runs first and sees no mark: proceed; the global one marks.
+        try r.addResponseInterceptor(validateStatus())
+        let res = try r.resolve("/a")
+        #expect(res.status == .aborted("status 500 is outside 200...299"))
+        #expect(res.response.body.isEmpty)
+        #expect(log.all == ["destination"])
+
+        let r2 = Router()
+        try r2.addRoute("/a") { _, _ in log.add("destination2") }
+        try r2.addRequestInterceptor(RequestInterceptor(name: "first") { _ in .abort("no entry") })
+        try r2.addRequestInterceptor(RequestInterceptor(name: "never") { _ in Issue.record("ran after abort"); return .proceed })
+        let res2 = try r2.resolve("/a")
+        #expect(res2.status == .aborted("no entry"))
+        #expect(!log.all.contains("destination2"))
+        #expect(res2.trace.last == TraceEntry(stage: .requestInterceptor, name: "first", decision: "abort: no entry"))
+    }
+
+    @Test func retryRunsAgainFromTheOriginalRequestUpToTheLimit() throws {
+        let r = Router()
+        let attempts = Mutex(0)
+        try r.addRoute("/flaky") { request, response in
+            let n = attempts.withLock { $0 += 1; return $0 }
+            // Headers added by interceptors of earlier attempts never pile up.
+            #expect(request.metadata["count"] == "1")
+            response.status = n < 3 ? 429 : 200
+        }
+        try r.addRequestInterceptor(RequestInterceptor(name: "count") { req in
+            req.metadata["count"] = String(Int(req.metadata["count"] ?? "0")! + 1)
+            return .proceed
+        })
+        // In the manner of CDT's replay-on-429: a retry count kept in the state, bounded.
+        try r.addResponseInterceptor(ResponseInterceptor(name: "replay-429") { response, request in
+            guard response.status == 429 else { return .proceed }
+            let done = request.state["com.example.replay429.count"] as? Int ?? 0
+            guard done < 5 else { return .proceed }
+            request.state["com.example.replay429.count"] = done + 1
+            return .retry
+        })
+        let res = try r.resolve("/flaky")
+        #expect(res.status == .ok && res.response.status == 200)
+        #expect(attempts.withLock { $0 } == 3)
+        #expect(res.state["com.example.replay429.count"] as? Int == 2)
+        #expect(res.trace.filter { $0.stage == .retry }.count == 2)
+
+        let always = Router()
+        try always.addRoute("/x") { _, _ in }
+        try always.addResponseInterceptor(ResponseInterceptor(name: "again") { _, _ in .retry })
+        #expect(try always.resolve("/x").status == .retryLimit)
+        always.retryLimit = 0
+        #expect(try always.resolve("/x").status == .retryLimit)
+    }
+
+    @Test func compositionOrderNests() throws {
+        let log = Log()
+        let a = requestLogger(log, "a"), b = requestLogger(log, "b"), c = requestLogger(log, "c"), d = requestLogger(log, "d")
+        let r = Router()
+        try r.addRoute("/x") { _, _ in }
+        try r.addRequestInterceptor(a.before(b))
+        try r.addRequestInterceptor(a.after(b))
+        try r.addRequestInterceptor(.chain(inOrder: [c, d.before(a), .chain(inOrder: [b])]))
+        let res = try r.resolve("/x")
+        #expect(log.all == ["a", "b", "b", "a", "c", "d", "a", "b"])
+        #expect(res.trace.filter { $0.stage == .requestInterceptor }.map(\.name) == ["a", "b", "b", "a", "c", "d", "a", "b"])
+
+        let rlog = Log()
+        let x = responseLogger(rlog, "x"), y = responseLogger(rlog, "y")
+        try r.addResponseInterceptor(.chain(inOrder: [y.after(x), x.before(y)]))
+        _ = try r.resolve("/x")
+        #expect(rlog.all == ["x", "y", "x", "y"])
+    }
+
+    @Test func loggingInterceptor() throws {
+        let log = Log()
+        let logger = LoggingInterceptor { log.add($0) }
+        let r = Router()
+        try r.addRoute("GET /u/:id") { _, response in response.body = [1, 2, 3] }
+        try r.addRequestInterceptor(logger.request)
+        try r.addResponseInterceptor(logger.response)
+        _ = try r.resolve("/u/7", method: "GET")
+        #expect(log.all == ["-> GET /u/7 route=GET /u/:id params=id=7", "<- status 200, 3 bytes for /u/7"])
+    }
+
+    @Test func callbackErrorsEndWithErrorAndTheRouterStaysUsable() throws {
+        for stage in ["request", "filter", "guard", "destination", "response"] {
+            let r = Router()
+            try r.addRoute("/a", guard: { _ in if stage == "guard" { throw Failure() }; return true }) { _, _ in
+                if stage == "destination" { throw Failure() }
+            }
+            try r.addRequestInterceptor(RequestInterceptor(name: "ri") { _ in if stage == "request" { throw Failure() }; return .proceed })
+            r.addFilter(Filter(name: "fi") { req, chain in if stage == "filter" { throw Failure() }; return .proceed(try chain.next(req)) })
+            try r.addResponseInterceptor(ResponseInterceptor(name: "rs") { _, _ in if stage == "response" { throw Failure() }; return .proceed })
+            let res = try r.resolve("/a")
+            #expect(res.status == .error("backend unavailable"), "\(stage)")
+            #expect(res.trace.last?.decision == "error: backend unavailable", "\(stage)")
+        }
+    }
+
+    @Test func concurrentResolvesDoNotShareState() throws {
+        let r = Router()
+        try r.addRoute("/n/:n") { request, response in
+            let n = request[parameter: "n"]!
+            #expect(request.state["k"] == nil)
+            request.state["k"] = n
+            response.body = Array((request.state.string("k") ?? "").utf8)
+        }
+        let wrong = Mutex(0)
+        onThreads((0..<2).map { t in
+            {
+                for i in 0..<500 {
+                    let n = "\(t)-\(i)"
+                    if (try? r.resolve("/n/\(n)").response.body) != Array(n.utf8) { wrong.withLock { $0 += 1 } }
+                }
+            }
+        })
+        #expect(wrong.withLock { $0 } == 0)
+    }
+}
+
+@Suite("URL generation")
+struct URLGenerationTests {
+    @Test func roundTrips() throws {
+        let r = Router()
+        let cases: [(String, [String: String], String)] = [
+            ("/users/:id", ["id": "42"], "/users/42"),
+            ("/tags/:tag", ["tag": "a/b c%"], "/tags/a%2Fb%20c%25"),
+            ("myapp://user/:id(\\d+)", ["id": "7"], "myapp://user/7"),
+            ("https://shop.example.com/p/:sku", ["sku": "X-1"], "https://shop.example.com/p/X-1"),
+            ("/search(/:q(/page/:n(\\d+)))", ["q": "café"], "/search/caf%C3%A9"),
+            ("/files/*path", ["path": "a/b/c.txt"], "/files/a/b/c.txt"),
+            ("/", [:], "/"),
+            ("GET /cal/:day", ["day": "2024:01@x"], "/cal/2024:01@x"),
+        ]
+        for (i, c) in cases.enumerated() {
+            let id = try r.addRoute(c.0, name: "r\(i)")
+            let uri = try r.url(for: "r\(i)", parameters: c.1)
+            #expect(uri == c.2)
+            let m = try r.match(uri).routeMatch
+            #expect(m?.routeID == id, "\(uri)")
+            for (k, v) in c.1 { #expect(m?[k] == v, "\(uri) \(k)") }
+        }
+        #expect(try r.url(for: "r4", parameters: ["q": "x", "n": "3"]) == "/search/x/page/3")
+        #expect(try r.url(for: "r4") == "/search")
+    }
+
+    @Test func errors() throws {
+        let r = Router()
+        try r.addRoute("/users/:id(\\d+)/posts/:post", name: "post")
+        #expect(caught { () throws(InterlockError) in try r.url(for: "nope") }?.code == .unknownRoute)
+        let missing = caught { () throws(InterlockError) in try r.url(for: "post", parameters: ["id": "1"]) }
+        #expect(missing?.code == .invalidArgument && missing?.message.contains("'post'") == true)
+        let invalid = caught { () throws(InterlockError) in try r.url(for: "post", parameters: ["id": "x", "post": "1"]) }
+        #expect(invalid?.code == .invalidArgument && invalid?.message.contains("constraint") == true)
+        #expect(caught { () throws(InterlockError) in try r.url(for: "post", parameters: ["id": "1", "post": ""]) }?.code == .invalidArgument)
+        #expect(caught { () throws(InterlockError) in try r.url(for: "post", parameters: ["id": "1", "post": ".."]) }?.code == .invalidArgument)
+    }
+}

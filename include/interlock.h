@@ -60,6 +60,13 @@ int ilk_version_number(void);
 #define ILK_OK                  0  /**< Success. */
 #define ILK_NOT_FOUND           1  /**< No route matches (a miss, not an error). */
 #define ILK_METHOD_NOT_ALLOWED  2  /**< Routes match the path, but only under other methods. */
+#define ILK_STOPPED             3  /**< Resolve: a filter stopped the request. */
+#define ILK_GUARDED             4  /**< Resolve: the route's guard refused (the link is now pending). */
+#define ILK_ABORTED             5  /**< Resolve: an interceptor aborted; see ilk_result_error(). */
+#define ILK_REDIRECT_LOOP       6  /**< Resolve: more redirects than the router's limit (8). */
+#define ILK_RETRY_LIMIT         7  /**< Resolve: more retries than the router's limit (3). */
+#define ILK_REDIRECTED          8  /**< From ilk_filter_chain_next: a later filter redirected. */
+#define ILK_RETRYING            9  /**< From ilk_filter_chain_next: a response interceptor asked for a retry. */
 
 #define ILK_EINVAL     (-1) /**< An argument is NULL or out of its domain. */
 #define ILK_EPATTERN   (-2) /**< A route pattern is malformed; ilk_erroffset() says where. */
@@ -97,6 +104,10 @@ typedef struct ilk_request ilk_request;
 typedef struct ilk_response ilk_response;
 /** What ilk_router_resolve produced. */
 typedef struct ilk_result ilk_result;
+/** The rest of the filter chain, as one filter sees it. */
+typedef struct ilk_filter_chain ilk_filter_chain;
+/** A request or response interceptor: a first-class, composable value. */
+typedef struct ilk_interceptor ilk_interceptor;
 
 /** Releases userdata handed to the library. Called exactly once; may be NULL for none. */
 typedef void (*ilk_free_fn)(void *userdata);
@@ -109,6 +120,36 @@ typedef void (*ilk_free_fn)(void *userdata);
  * router.
  */
 typedef int (*ilk_destination_fn)(const ilk_request *request, ilk_response *response, void *userdata);
+
+/* What a filter or interceptor callback returns (or a negative value for an error, which ends the
+ * resolve with ILK_ECALLBACK; set a message with ilk_request_set_error or ilk_response_set_error). */
+#define ILK_CONTINUE 0  /**< Go on (a filter: only after calling ilk_filter_chain_next). */
+#define ILK_STOP     1  /**< A filter: stop here; no destination runs; the result is ILK_STOPPED. */
+#define ILK_REDIRECT 2  /**< A filter: redirect to the target set with ilk_filter_chain_redirect*. */
+#define ILK_ABORT    3  /**< An interceptor: abort; the reason is set with ilk_*_set_error. */
+#define ILK_RETRY    4  /**< A response interceptor: retry once every response interceptor ran. */
+
+/**
+ * A filter. It either calls ilk_filter_chain_next(chain, request) exactly once and returns
+ * ILK_CONTINUE (it may change ilk_filter_chain_response(chain) before), returns ILK_STOP without
+ * calling it, or sets a target with ilk_filter_chain_redirect / ilk_filter_chain_redirect_to_route
+ * and returns ILK_REDIRECT. It may change the request's metadata, parameters and state first.
+ */
+typedef int (*ilk_filter_fn)(ilk_request *request, ilk_filter_chain *chain, void *userdata);
+
+/** A guard: 1 allows the request, 0 refuses it (ILK_GUARDED, the link becomes pending), <0 is an error. */
+typedef int (*ilk_guard_fn)(const ilk_request *request, void *userdata);
+
+/** A request interceptor: may change the request's metadata, parameters and state; returns
+ *  ILK_CONTINUE or ILK_ABORT (reason: ilk_request_set_error), or a negative error. */
+typedef int (*ilk_request_interceptor_fn)(ilk_request *request, void *userdata);
+
+/** A response interceptor: may change the response and the request's state; returns
+ *  ILK_CONTINUE, ILK_ABORT (reason: ilk_response_set_error) or ILK_RETRY, or a negative error. */
+typedef int (*ilk_response_interceptor_fn)(ilk_request *request, ilk_response *response, void *userdata);
+
+/** A line of the logging interceptor (NUL-terminated, valid during the call). */
+typedef void (*ilk_log_fn)(const char *line, void *userdata);
 
 /* ---------------------------------------------------------------------------------------------
  * Routers
@@ -160,6 +201,71 @@ int ilk_router_add_route(ilk_router *router, const char *pattern, ilk_destinatio
  */
 int ilk_router_set_default(ilk_router *router, ilk_destination_fn destination, void *userdata,
                            ilk_free_fn free_fn);
+
+/**
+ * As ilk_router_add_route, and gives the route a name (unique in the router, not empty) for
+ * ilk_router_url_for and redirects to named routes. ILK_ECONFLICT if the name is taken.
+ */
+int ilk_router_add_named_route(ilk_router *router, const char *pattern, const char *name,
+                               ilk_destination_fn destination, void *userdata, ilk_free_fn free_fn,
+                               uint32_t *route_id);
+
+/**
+ * Appends a filter to the router's global chain (every resolve passes through it, in the order
+ * added, whether or not a route matched). `name` (copied; NULL for "filter N") appears in the
+ * trace. `userdata` is freed with `free_fn` when the router is freed. ILK_OK or ILK_EINVAL.
+ */
+int ilk_router_add_filter(ilk_router *router, const char *name, ilk_filter_fn filter,
+                          void *userdata, ilk_free_fn free_fn);
+
+/**
+ * Sets the guard of route `route_id` (replacing any; the replaced userdata is freed at once; NULL
+ * removes it). ILK_OK, ILK_EINVAL or ILK_ENOROUTE (then the userdata stays the caller's).
+ */
+int ilk_router_set_guard(ilk_router *router, uint32_t route_id, ilk_guard_fn guard, void *userdata,
+                         ilk_free_fn free_fn);
+
+/**
+ * Adds an interceptor (request or response, as it was made) to the global scope (`route_id` 0) or
+ * to a route's scope. Request interceptors run the route's first, then the global ones; response
+ * interceptors the global ones first, then the route's; each scope in the order added. The router
+ * takes its own reference: the caller still frees its handle. ILK_OK, ILK_EINVAL, ILK_ENOROUTE.
+ */
+int ilk_router_add_interceptor(ilk_router *router, const ilk_interceptor *interceptor, uint32_t route_id);
+
+/** Sets how many redirects (8 unless set) and retries (3 unless set) one resolve may take. */
+int ilk_router_set_limits(ilk_router *router, unsigned redirect_limit, unsigned retry_limit);
+
+/**
+ * Copies the pending link (the last URI a guard refused, not yet taken or replayed) into `buffer`
+ * (`capacity` bytes, NUL-terminated, truncated if too small; buffer may be NULL when capacity is
+ * 0). Returns its length in bytes, or 0 when no link is pending (or router is NULL).
+ */
+size_t ilk_router_pending_link(ilk_router *router, char *buffer, size_t capacity);
+
+/**
+ * As ilk_router_pending_link, and clears the link if it fit in `buffer` (length < capacity).
+ */
+size_t ilk_router_take_pending_link(ilk_router *router, char *buffer, size_t capacity);
+
+/**
+ * Resolves the pending link again (with the method it came with) and clears it first: it is
+ * pending afterwards only if the replay is refused again. Returns as ilk_router_resolve; returns
+ * ILK_OK with *out set to NULL when no link is pending.
+ */
+int ilk_router_replay_pending_link(ilk_router *router, ilk_result **out);
+
+/**
+ * Builds the URI of the route called `name` from `count` parameters (`names[i]`, `values[i]`),
+ * percent-encoding values, checking constraints, filling optional parts whose parameters are all
+ * given and dropping the others. Writes it NUL-terminated into `buffer` (`capacity` bytes) and its
+ * length into *length (may be NULL). Returns ILK_OK; ILK_ENOROUTE for an unknown name;
+ * ILK_EINVAL for a missing, empty or invalid parameter (the message names it), a NULL argument, or
+ * a buffer too small (then *length still says how many bytes it needs, without the NUL).
+ */
+int ilk_router_url_for(ilk_router *router, const char *name, const char *const *names,
+                       const char *const *values, size_t count, char *buffer, size_t capacity,
+                       size_t *length);
 
 /** The number of routes in the router (0 for NULL). */
 size_t ilk_router_route_count(const ilk_router *router);
@@ -228,17 +334,88 @@ size_t ilk_match_allowed_count(const ilk_match *m);
 const char *ilk_match_allowed_at(const ilk_match *m, size_t i);
 
 /* ---------------------------------------------------------------------------------------------
- * Resolving (match, build the request, run the destination)
+ * Interceptors (values: make, compose, add to routers, free)
+ * ------------------------------------------------------------------------------------------- */
+
+/** Makes a request interceptor from a callback. `name` (copied; NULL for "interceptor") appears
+ *  in the trace; `userdata` is freed with `free_fn` when the last reference to the interceptor
+ *  goes (the caller's handle and every router or composition holding it). ILK_OK or ILK_EINVAL. */
+int ilk_interceptor_new_request(ilk_interceptor **out, const char *name, ilk_request_interceptor_fn fn,
+                                void *userdata, ilk_free_fn free_fn);
+
+/** Makes a response interceptor from a callback, as ilk_interceptor_new_request. */
+int ilk_interceptor_new_response(ilk_interceptor **out, const char *name, ilk_response_interceptor_fn fn,
+                                 void *userdata, ilk_free_fn free_fn);
+
+/** `a` then `b` as one interceptor (both of the same kind, else ILK_EINVAL). The composition holds
+ *  its own references: free `a` and `b` when you no longer need them yourself. */
+int ilk_interceptor_chain_before(ilk_interceptor **out, const ilk_interceptor *a, const ilk_interceptor *b);
+
+/** `b` then `a` as one interceptor: `a` chained after `b`. */
+int ilk_interceptor_chain_after(ilk_interceptor **out, const ilk_interceptor *a, const ilk_interceptor *b);
+
+/** `count` interceptors (all of one kind, count >= 1) run in order, as one interceptor. */
+int ilk_interceptor_chain_in_order(ilk_interceptor **out, const ilk_interceptor *const *list, size_t count);
+
+/** The built-in logger: one line per request ("-> METHOD uri route=... params=...") from
+ *  *request_side and one per response ("<- status N, B bytes for uri") from *response_side, to
+ *  `fn` (NULL: standard error). `userdata` is freed when both sides are gone. */
+int ilk_interceptor_new_logging(ilk_interceptor **request_side, ilk_interceptor **response_side,
+                                ilk_log_fn fn, void *userdata, ilk_free_fn free_fn);
+
+/** The built-in status validator: a response interceptor that aborts when the response status is
+ *  outside [min_status, max_status] (200 and 299 are the usual bounds). ILK_EINVAL if min > max. */
+int ilk_interceptor_new_validate_status(ilk_interceptor **out, int min_status, int max_status);
+
+/** Releases the caller's reference. NULL is a no-op. */
+void ilk_interceptor_free(ilk_interceptor *interceptor);
+
+/* ---------------------------------------------------------------------------------------------
+ * Filter chains (inside an ilk_filter_fn only)
  * ------------------------------------------------------------------------------------------- */
 
 /**
- * Resolves `uri` (`uri_len` bytes) under `method` (NULL for any): matches it, builds the request
- * and runs the matched route's destination, or the default destination when no route matched.
+ * Runs the rest of the chain (later filters, the guard, the destination and the response
+ * interceptors) with `request` (the one the filter got, possibly changed). Returns how it ended:
+ * ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED, ILK_STOPPED, ILK_GUARDED, ILK_ABORTED,
+ * ILK_REDIRECTED or ILK_RETRYING; or ILK_ECALLBACK if a later callback failed or next was already
+ * called (the rest never runs twice). Return ILK_CONTINUE from the filter to pass it on.
+ */
+int ilk_filter_chain_next(ilk_filter_chain *chain, ilk_request *request);
+
+/** The response the rest of the chain produced (NULL before ilk_filter_chain_next); the filter
+ *  may change it before it returns ILK_CONTINUE. */
+ilk_response *ilk_filter_chain_response(ilk_filter_chain *chain);
+
+/** Sets the redirect target (copied) for a filter that returns ILK_REDIRECT. ILK_OK or ILK_EINVAL. */
+int ilk_filter_chain_redirect(ilk_filter_chain *chain, const char *uri);
+
+/** Sets a named route as the redirect target, its URI built as by ilk_router_url_for (errors are
+ *  reported when the filter returns). ILK_OK or ILK_EINVAL. */
+int ilk_filter_chain_redirect_to_route(ilk_filter_chain *chain, const char *name, const char *const *names,
+                                       const char *const *values, size_t count);
+
+/* ---------------------------------------------------------------------------------------------
+ * Resolving (the pipeline: interceptors, filters, guard, destination)
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Resolves `uri` (`uri_len` bytes) under `method` (NULL for any), stage by stage:
+ *   1. creation: parse, normalize, match, build the request (no route: it carries none);
+ *   2. request interceptors: the route's scope, then the global ones (ILK_ABORT ends it: ILK_ABORTED);
+ *   3. filters in order: continue, stop (ILK_STOPPED) or redirect (back to 1 for the new URI,
+ *      same state; past the redirect limit: ILK_REDIRECT_LOOP);
+ *   4. the route's guard: refused ends as ILK_GUARDED and keeps the URI as the pending link;
+ *   5. the destination: the route's, or the default one when no route matched;
+ *   6. response interceptors: the global ones, then the route's (ILK_ABORT: ILK_ABORTED; ILK_RETRY:
+ *      stages 2 to 6 again from the original request, same state; past the limit: ILK_RETRY_LIMIT).
  *
- * On ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED and ILK_ECALLBACK, *out receives a result (free
- * it with ilk_result_free) and the return value equals ilk_result_status(*out). ILK_OK means a
- * destination ran, or a route without destination matched. On ILK_EURI, ILK_EINVAL and ILK_ELIMIT,
- * *out is set to NULL (if out is not NULL) and ilk_errmsg says why.
+ * *out receives a result (free it with ilk_result_free) and the return value equals
+ * ilk_result_status(*out): ILK_OK (a destination ran, or a route without destination matched),
+ * ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED, ILK_STOPPED, ILK_GUARDED, ILK_ABORTED, ILK_REDIRECT_LOOP,
+ * ILK_RETRY_LIMIT or ILK_ECALLBACK (a callback failed; a malformed redirect target too). On
+ * ILK_EURI, ILK_EINVAL and ILK_ELIMIT, *out is set to NULL (if out is not NULL) and ilk_errmsg
+ * says why. Concurrent resolves never share request, response or state.
  */
 int ilk_router_resolve(ilk_router *router, const char *method, const char *uri, size_t uri_len,
                        ilk_result **out);
@@ -278,7 +455,31 @@ int ilk_request_query_at(const ilk_request *request, size_t i, const char **key,
 /** The first value of query key `key`, or NULL if absent. */
 const char *ilk_request_query(const ilk_request *request, const char *key);
 
-/* Response setters, for destinations. Each copies what it is given. ILK_OK or ILK_EINVAL. */
+/** The value of metadata `key` (strings interceptors and filters attach), or NULL. */
+const char *ilk_request_metadata(const ilk_request *request, const char *key);
+/** Sets metadata `key` to `value` (copied; NULL removes it). ILK_OK or ILK_EINVAL. */
+int ilk_request_set_metadata(ilk_request *request, const char *key, const char *value);
+/** Sets parameter `name` to `value` (copied; added at the end if unbound). ILK_OK or ILK_EINVAL. */
+int ilk_request_set_param(ilk_request *request, const char *name, const char *value);
+/**
+ * The value of state `key`, or NULL. The state is one map per resolve, shared by every
+ * interceptor, filter, guard and destination of that resolve across its redirects and retries.
+ * Prefix keys with a reverse-DNS owner name ("com.example.retry-count") so components never clash.
+ */
+const char *ilk_request_state(const ilk_request *request, const char *key);
+/** Sets state `key` to `value` (copied; NULL removes it). Works on the const request a guard or
+ *  destination gets, too: the state is the resolve's, not the request's. ILK_OK or ILK_EINVAL. */
+int ilk_request_set_state(const ilk_request *request, const char *key, const char *value);
+/** Sets the reason an interceptor returning ILK_ABORT gives, or the message of an error. */
+int ilk_request_set_error(ilk_request *request, const char *message);
+
+/* Response setters and getters, for destinations and interceptors. Setters copy what they are
+ * given and return ILK_OK or ILK_EINVAL. */
+
+/** The response's status (0 for NULL). */
+int ilk_response_status(const ilk_response *response);
+/** The response's body and its length; valid until the response changes. */
+const void *ilk_response_body(const ilk_response *response, size_t *len);
 
 /** Sets the status (200 unless set). */
 int ilk_response_set_status(ilk_response *response, int status);
@@ -291,7 +492,7 @@ int ilk_response_set_error(ilk_response *response, const char *message);
 
 /* Result accessors. Strings and bytes are valid until ilk_result_free. */
 
-/** How the resolve ended: ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED or ILK_ECALLBACK. */
+/** How the resolve ended: one of the statuses listed at ilk_router_resolve. */
 int ilk_result_status(const ilk_result *result);
 /** The request the destination saw (route, parameters, query...). NULL for a NULL result. */
 const ilk_request *ilk_result_request(const ilk_result *result);
@@ -305,8 +506,26 @@ const void *ilk_result_body(const ilk_result *result, size_t *len);
 size_t ilk_result_header_count(const ilk_result *result);
 /** Response header `i`. ILK_OK or ILK_EINVAL. */
 int ilk_result_header_at(const ilk_result *result, size_t i, const char **name, const char **value);
-/** The callback's error message when the status is ILK_ECALLBACK, else NULL. */
+/** The callback's error message (ILK_ECALLBACK) or the abort reason (ILK_ABORTED), else NULL. */
 const char *ilk_result_error(const ilk_result *result);
+/** The number of redirects the resolve followed. */
+size_t ilk_result_redirect_count(const ilk_result *result);
+/** The URI of redirect `i`, in order, or NULL. */
+const char *ilk_result_redirect_at(const ilk_result *result, size_t i);
+/** The number of trace entries: one per stage that ran (match, each interceptor, filter, the
+ *  guard, the destination, retries, redirects), in order. */
+size_t ilk_result_trace_count(const ilk_result *result);
+/**
+ * Trace entry `i`: its stage ("match", "request-interceptor", "filter", "guard", "destination",
+ * "response-interceptor", "retry", "redirect"), the name of what ran (or the URI for match), and
+ * what it decided ("continue", "stop", "redirect <uri>", "allow", "refuse", "abort: <reason>",
+ * "retry", "ran", "error: <message>"; for match the route's name or pattern, or "no route").
+ * ILK_OK or ILK_EINVAL.
+ */
+int ilk_result_trace_at(const ilk_result *result, size_t i, const char **stage, const char **name,
+                        const char **decision);
+/** The value of state `key` when the resolve ended, or NULL. */
+const char *ilk_result_state(const ilk_result *result, const char *key);
 /** After ILK_METHOD_NOT_ALLOWED: the number of allowed methods. */
 size_t ilk_result_allowed_count(const ilk_result *result);
 /** Allowed method `i`, or NULL if out of range. */

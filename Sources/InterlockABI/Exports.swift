@@ -64,20 +64,30 @@ public func ilk_router_add_route(
     _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ destination: DestinationFn?,
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ routeID: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
+    addRoute(router, pattern, nil, destination, userdata, freeFn, routeID)
+}
+
+@_cdecl("ilk_router_add_named_route")
+public func ilk_router_add_named_route(
+    _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ destination: DestinationFn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ routeID: UnsafeMutablePointer<UInt32>?
+) -> Int32 {
+    guard name != nil else { return invalid("name is NULL") }
+    return addRoute(router, pattern, name, destination, userdata, freeFn, routeID)
+}
+
+private func addRoute(
+    _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ destination: DestinationFn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ routeID: UnsafeMutablePointer<UInt32>?
+) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let patternPointer = pattern else { return invalid("pattern is NULL") }
     do {
         try validateUTF8(UnsafeRawBufferPointer(start: patternPointer, count: strlen(patternPointer)), what: "pattern", code: .pattern)
-        let id = try r.router.addRoute(String(cString: patternPointer))
-        if let destination {
-            let callback = CCallback(function: destination, userdata: userdata, free: freeFn)
-            r.callbacks.withLock { $0.append(callback) }
-            r.router.setDestination(callback.destination, for: id)
-        } else if let freeFn {
-            // No destination to hand it to: the router still owns the userdata until it is freed.
-            let callback = CCallback(function: { _, _, _ in 0 }, userdata: userdata, free: freeFn)
-            r.callbacks.withLock { $0.append(callback) }
-        }
+        let id = try r.router.addRoute(String(cString: patternPointer), name: string(name))
+        let callback = CCallback(function: destination ?? { _, _, _ in 0 }, userdata: userdata, free: freeFn)
+        r.callbacks.withLock { $0.append(callback) }
+        if destination != nil { r.router.setDestination(callback.destination, for: id) }
         routeID?.pointee = id
         return ILK_OK
     } catch {

@@ -7,35 +7,49 @@ import Synchronization
 public typealias DestinationFn = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
 public typealias FreeFn = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
-/// C userdata with its free function, freed exactly once by `dispose()`.
-final class CCallback: @unchecked Sendable {
-    let function: DestinationFn
-    let userdata: UnsafeMutableRawPointer?
+/// C userdata with its free function: freed exactly once, by `dispose()` or when the last
+/// reference goes.
+final class Userdata: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer?
     private let freeFn: FreeFn?
     private let disposed = Atomic<Bool>(false)
 
-    init(function: DestinationFn, userdata: UnsafeMutableRawPointer?, free: FreeFn?) {
-        self.function = function
-        self.userdata = userdata
+    init(_ pointer: UnsafeMutableRawPointer?, free: FreeFn?) {
+        self.pointer = pointer
         self.freeFn = free
     }
 
     func dispose() {
         if disposed.exchange(true, ordering: .acquiringAndReleasing) { return }
-        freeFn?(userdata)
+        freeFn?(pointer)
     }
+
+    deinit { dispose() }
+}
+
+/// A C destination with its userdata.
+final class CCallback: @unchecked Sendable {
+    let function: DestinationFn
+    let userdata: Userdata
+
+    init(function: DestinationFn, userdata: UnsafeMutableRawPointer?, free: FreeFn?) {
+        self.function = function
+        self.userdata = Userdata(userdata, free: free)
+    }
+
+    func dispose() { userdata.dispose() }
 
     /// The callback as a Swift destination.
     var destination: Destination {
         { [self] request, response in
             let req = RequestHandle(request)
-            let res = ResponseHandle()
+            let res = ResponseHandle(response)
             let rc = withExtendedLifetime((req, res)) {
-                function(req.opaque, res.opaque, userdata)
+                function(req.opaque, res.opaque, userdata.pointer)
             }
             response = res.response
             if rc != 0 {
-                throw CallbackError(message: res.errorMessage ?? "destination returned \(rc)")
+                throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
             }
         }
     }
@@ -51,6 +65,8 @@ final class RouterHandle {
     /// Userdata of every destination, freed when the router is.
     let callbacks = Mutex<[CCallback]>([])
     let defaultCallback = Mutex<CCallback?>(nil)
+    /// Numbers unnamed filters.
+    let filterCount = Atomic<Int>(0)
 
     init(_ router: Router) { self.router = router }
 
@@ -82,13 +98,16 @@ final class CStringStore {
     deinit { for p in pointers { p.deallocate() } }
 }
 
-/// A request seen from C: its strings are converted on first use and kept with the handle.
+/// A request seen from C: its strings are converted on first use and kept with the handle (so a
+/// pointer handed out stays valid as long as the handle, even after the request changes).
 final class RequestHandle {
-    let request: Request
+    var request: Request
+    var errorMessage: String? = nil
     private let store = CStringStore()
     private var fields: [Int: UnsafePointer<CChar>?] = [:]
     private var parameters: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
     private var queryPairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
+    private var looked: [String: UnsafePointer<CChar>] = [:]
 
     init(_ request: Request) { self.request = request }
 
@@ -123,11 +142,22 @@ final class RequestHandle {
         if queryPairs == nil { queryPairs = request.query.items.map { (store.keep($0.key), store.keep($0.value)) } }
         return i < queryPairs!.count ? queryPairs![i] : nil
     }
+
+    /// A C copy of a looked-up value (metadata, state), kept with the handle.
+    func keep(_ value: String?, as key: String) -> UnsafePointer<CChar>? {
+        guard let value else { return nil }
+        let p = store.keep(value)
+        looked[key] = p
+        return p
+    }
+
+    func parametersChanged() { parameters = nil }
 }
 
 final class ResponseHandle {
-    var response = Response()
+    var response: Response
     var errorMessage: String? = nil
+    init(_ response: Response = Response()) { self.response = response }
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 }
 
@@ -140,6 +170,13 @@ final class ResultHandle {
     let allowed: [UnsafePointer<CChar>]
     let error: UnsafePointer<CChar>?
     let body: UnsafeMutableRawPointer
+    let redirects: [UnsafePointer<CChar>]
+    let trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)]
+
+    /// A C copy of a state value, kept with the result.
+    func state(_ key: String) -> UnsafePointer<CChar>? {
+        resolution.state.string(key).map { store.keep($0) }
+    }
 
     init(_ resolution: Resolution) {
         self.resolution = resolution
@@ -161,7 +198,12 @@ final class ResultHandle {
         } else {
             allowed = []
         }
-        if case .error(let message) = resolution.status { error = store.keep(message) } else { error = nil }
+        switch resolution.status {
+        case .error(let message), .aborted(let message): error = store.keep(message)
+        default: error = nil
+        }
+        redirects = resolution.redirects.map { [store] in store.keep($0) }
+        trace = resolution.trace.map { [store] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
         let bytes = resolution.response.body
         body = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
         bytes.withUnsafeBytes { if let b = $0.baseAddress { body.copyMemory(from: b, byteCount: bytes.count) } }

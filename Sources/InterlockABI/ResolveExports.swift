@@ -187,3 +187,97 @@ public func ilk_result_allowed_at(_ r: OpaquePointer?, _ i: UInt) -> UnsafePoint
 public func ilk_result_free(_ r: OpaquePointer?) {
     release(r, as: ResultHandle.self)
 }
+
+// MARK: Request changes, state, response getters, result trace
+
+@_cdecl("ilk_request_metadata")
+public func ilk_request_metadata(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let h = request(r), let key = string(key) else { return nil }
+    return h.keep(h.request.metadata[key], as: "m:" + key)
+}
+
+@_cdecl("ilk_request_set_metadata")
+public func ilk_request_set_metadata(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
+    guard let h = request(r) else { return invalid("request is NULL") }
+    guard let key = string(key) else { return invalid("key is NULL") }
+    h.request.metadata[key] = string(value)
+    return ILK_OK
+}
+
+@_cdecl("ilk_request_set_param")
+public func ilk_request_set_param(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
+    guard let h = request(r) else { return invalid("request is NULL") }
+    guard let name = string(name), let value = string(value) else { return invalid("name or value is NULL") }
+    if let i = h.request.parameters.firstIndex(where: { $0.name == name }) {
+        h.request.parameters[i].value = value
+    } else {
+        h.request.parameters.append((name, value))
+    }
+    h.parametersChanged()
+    return ILK_OK
+}
+
+@_cdecl("ilk_request_state")
+public func ilk_request_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let h = request(r), let key = string(key) else { return nil }
+    return h.keep(h.request.state.string(key), as: "s:" + key)
+}
+
+@_cdecl("ilk_request_set_state")
+public func ilk_request_set_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
+    guard let h = request(r) else { return invalid("request is NULL") }
+    guard let key = string(key) else { return invalid("key is NULL") }
+    h.request.state[key] = string(value)
+    return ILK_OK
+}
+
+@_cdecl("ilk_request_set_error")
+public func ilk_request_set_error(_ r: OpaquePointer?, _ message: UnsafePointer<CChar>?) -> Int32 {
+    guard let h = request(r) else { return invalid("request is NULL") }
+    guard let message = string(message) else { return invalid("message is NULL") }
+    h.errorMessage = message
+    return ILK_OK
+}
+
+@_cdecl("ilk_response_status")
+public func ilk_response_status(_ r: OpaquePointer?) -> Int32 {
+    guard let h = handle(r, as: ResponseHandle.self) else { return 0 }
+    return Int32(clamping: h.response.status)
+}
+
+@_cdecl("ilk_response_body")
+public func ilk_response_body(_ r: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
+    guard let h = handle(r, as: ResponseHandle.self) else { length?.pointee = 0; return nil }
+    length?.pointee = h.response.body.count
+    return h.response.body.withUnsafeBytes { $0.baseAddress }
+}
+
+@_cdecl("ilk_result_redirect_count")
+public func ilk_result_redirect_count(_ r: OpaquePointer?) -> UInt { UInt(handle(r, as: ResultHandle.self)?.redirects.count ?? 0) }
+
+@_cdecl("ilk_result_redirect_at")
+public func ilk_result_redirect_at(_ r: OpaquePointer?, _ i: UInt) -> UnsafePointer<CChar>? {
+    guard let h = handle(r, as: ResultHandle.self), i < UInt(h.redirects.count) else { return nil }
+    return h.redirects[Int(i)]
+}
+
+@_cdecl("ilk_result_trace_count")
+public func ilk_result_trace_count(_ r: OpaquePointer?) -> UInt { UInt(handle(r, as: ResultHandle.self)?.trace.count ?? 0) }
+
+@_cdecl("ilk_result_trace_at")
+public func ilk_result_trace_at(
+    _ r: OpaquePointer?, _ i: UInt, _ stage: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+    _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ decision: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> Int32 {
+    guard let h = handle(r, as: ResultHandle.self) else { return invalid("result is NULL") }
+    guard i < UInt(h.trace.count) else { return invalid("trace index \(i) is out of range") }
+    let e = h.trace[Int(i)]
+    stage?.pointee = e.0; name?.pointee = e.1; decision?.pointee = e.2
+    return ILK_OK
+}
+
+@_cdecl("ilk_result_state")
+public func ilk_result_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let h = handle(r, as: ResultHandle.self), let key = string(key) else { return nil }
+    return h.state(key)
+}

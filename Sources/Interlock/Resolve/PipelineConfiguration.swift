@@ -89,6 +89,16 @@ extension Router {
         }
     }
 
+    /// Takes the pending link only if its URI is shorter than `limit` bytes (for C callers copying
+    /// it into a buffer of that size); otherwise leaves it pending and returns nil.
+    public func takePendingLink(ifShorterThan limit: Int) -> PendingLink? {
+        state.withLock { s in
+            guard let link = s.pendingLink, link.uri.utf8.count < limit else { return nil }
+            s.pendingLink = nil
+            return link
+        }
+    }
+
     /// Resolves the pending link again (nil if there is none). It is cleared first, so it is
     /// pending afterwards only if the replay is refused again.
     public func replayPendingLink() throws(InterlockError) -> Resolution? {

@@ -1,0 +1,354 @@
+import Interlock
+
+// The pipeline's C entry points: filters, guards, interceptors, limits, the pending link, URL
+// generation. Each wraps a C callback as the Swift closure the core expects; the core runs them.
+
+public typealias FilterFn = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+public typealias GuardFn = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+public typealias RequestInterceptorFn = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+public typealias ResponseInterceptorFn = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+public typealias LogFn = @convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
+
+let ILK_CONTINUE: Int32 = 0, ILK_STOP: Int32 = 1, ILK_REDIRECT: Int32 = 2, ILK_ABORT: Int32 = 3, ILK_RETRY: Int32 = 4
+
+/// An interceptor handle: one kind or the other.
+final class InterceptorHandle {
+    enum Kind { case request(RequestInterceptor), response(ResponseInterceptor) }
+    let kind: Kind
+    init(_ kind: Kind) { self.kind = kind }
+}
+
+/// A filter's view of the rest of its chain.
+final class ChainHandle {
+    let chain: FilterChain
+    var downstream: Downstream? = nil
+    var response: ResponseHandle? = nil
+    var error: (any Error)? = nil
+    var target: FilterResult? = nil
+    init(_ chain: FilterChain) { self.chain = chain }
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+}
+
+private func parameters(_ names: UnsafePointer<UnsafePointer<CChar>?>?, _ values: UnsafePointer<UnsafePointer<CChar>?>?,
+                        _ count: Int) -> [String: String]? {
+    guard count == 0 || (names != nil && values != nil) else { return nil }
+    var out: [String: String] = [:]
+    for i in 0..<count {
+        guard let n = names![i], let v = values![i] else { return nil }
+        out[String(cString: n)] = String(cString: v)
+    }
+    return out
+}
+
+// MARK: Filters and guards
+
+@_cdecl("ilk_router_add_filter")
+public func ilk_router_add_filter(
+    _ router: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ fn: FilterFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let fn else { return invalid("filter is NULL") }
+    let ud = Userdata(userdata, free: freeFn)
+    let label = string(name) ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
+    r.router.addFilter(Filter(name: label) { request, chain in
+        let req = RequestHandle(request)
+        let ch = ChainHandle(chain)
+        let rc = withExtendedLifetime((req, ch)) { fn(req.opaque, ch.opaque, ud.pointer) }
+        if let error = ch.error { throw error }
+        switch rc {
+        case ILK_CONTINUE:
+            guard var downstream = ch.downstream else {
+                throw CallbackError(message: "filter '\(label)' returned ILK_CONTINUE without calling ilk_filter_chain_next")
+            }
+            if let response = ch.response { downstream.response = response.response }
+            return .proceed(downstream)
+        case ILK_STOP:
+            return .stop
+        case ILK_REDIRECT:
+            guard let target = ch.target else {
+                throw CallbackError(message: "filter '\(label)' returned ILK_REDIRECT without a target")
+            }
+            return target
+        default:
+            throw CallbackError(message: req.errorMessage ?? "filter '\(label)' returned \(rc)")
+        }
+    })
+    return ILK_OK
+}
+
+@_cdecl("ilk_filter_chain_next")
+public func ilk_filter_chain_next(_ chain: OpaquePointer?, _ request: OpaquePointer?) -> Int32 {
+    guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
+    guard let req = handle(request, as: RequestHandle.self) else { return invalid("request is NULL") }
+    do {
+        let d = try ch.chain.next(req.request)
+        ch.downstream = d
+        ch.response = ResponseHandle(d.response)
+        switch d.outcome {
+        case .completed: return ILK_OK
+        case .notFound: return ILK_NOT_FOUND
+        case .methodNotAllowed: return ILK_METHOD_NOT_ALLOWED
+        case .stopped: return 3
+        case .guarded: return 4
+        case .aborted: return 5
+        case .redirect: return 8
+        case .retry: return 9
+        }
+    } catch {
+        if ch.error == nil { ch.error = error }
+        return fail(InterlockError(.callback, String(describing: error)))
+    }
+}
+
+@_cdecl("ilk_filter_chain_response")
+public func ilk_filter_chain_response(_ chain: OpaquePointer?) -> OpaquePointer? {
+    handle(chain, as: ChainHandle.self)?.response?.opaque
+}
+
+@_cdecl("ilk_filter_chain_redirect")
+public func ilk_filter_chain_redirect(_ chain: OpaquePointer?, _ uri: UnsafePointer<CChar>?) -> Int32 {
+    guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
+    guard let uri = string(uri) else { return invalid("uri is NULL") }
+    ch.target = .redirect(uri)
+    return ILK_OK
+}
+
+@_cdecl("ilk_filter_chain_redirect_to_route")
+public func ilk_filter_chain_redirect_to_route(
+    _ chain: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ names: UnsafePointer<UnsafePointer<CChar>?>?,
+    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int
+) -> Int32 {
+    guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
+    guard let name = string(name) else { return invalid("name is NULL") }
+    guard let params = parameters(names, values, count) else { return invalid("a parameter name or value is NULL") }
+    ch.target = .redirectToRoute(name, params)
+    return ILK_OK
+}
+
+@_cdecl("ilk_router_set_guard")
+public func ilk_router_set_guard(
+    _ router: OpaquePointer?, _ routeID: UInt32, _ fn: GuardFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard r.router.route(routeID) != nil else { return fail(InterlockError(.unknownRoute, "no route has id \(routeID)")) }
+    guard let fn else {
+        r.router.setGuard(nil, for: routeID)
+        if let freeFn { freeFn(userdata) }
+        return ILK_OK
+    }
+    let ud = Userdata(userdata, free: freeFn)
+    r.router.setGuard({ request in
+        let req = RequestHandle(request)
+        let rc = withExtendedLifetime(req) { fn(req.opaque, ud.pointer) }
+        if rc < 0 { throw CallbackError(message: req.errorMessage ?? "guard returned \(rc)") }
+        return rc != 0
+    }, for: routeID)
+    return ILK_OK
+}
+
+// MARK: Interceptors
+
+@_cdecl("ilk_interceptor_new_request")
+public func ilk_interceptor_new_request(
+    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: RequestInterceptorFn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+) -> Int32 {
+    guard let out else { return invalid("out is NULL") }
+    out.pointee = nil
+    guard let fn else { return invalid("interceptor function is NULL") }
+    let ud = Userdata(userdata, free: freeFn)
+    let label = string(name) ?? "interceptor"
+    out.pointee = retained(InterceptorHandle(.request(RequestInterceptor(name: label) { request in
+        let req = RequestHandle(request)
+        let rc = withExtendedLifetime(req) { fn(req.opaque, ud.pointer) }
+        request = req.request
+        switch rc {
+        case ILK_CONTINUE: return .proceed
+        case ILK_ABORT: return .abort(req.errorMessage ?? "aborted by '\(label)'")
+        default: throw CallbackError(message: req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
+        }
+    })))
+    return ILK_OK
+}
+
+@_cdecl("ilk_interceptor_new_response")
+public func ilk_interceptor_new_response(
+    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: ResponseInterceptorFn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+) -> Int32 {
+    guard let out else { return invalid("out is NULL") }
+    out.pointee = nil
+    guard let fn else { return invalid("interceptor function is NULL") }
+    let ud = Userdata(userdata, free: freeFn)
+    let label = string(name) ?? "interceptor"
+    out.pointee = retained(InterceptorHandle(.response(ResponseInterceptor(name: label) { response, request in
+        let req = RequestHandle(request)
+        let res = ResponseHandle(response)
+        let rc = withExtendedLifetime((req, res)) { fn(req.opaque, res.opaque, ud.pointer) }
+        response = res.response
+        switch rc {
+        case ILK_CONTINUE: return .proceed
+        case ILK_RETRY: return .retry
+        case ILK_ABORT: return .abort(res.errorMessage ?? req.errorMessage ?? "aborted by '\(label)'")
+        default: throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
+        }
+    })))
+    return ILK_OK
+}
+
+private func compose(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ list: [OpaquePointer?]) -> Int32 {
+    guard let out else { return invalid("out is NULL") }
+    out.pointee = nil
+    guard !list.isEmpty else { return invalid("no interceptors to chain") }
+    var requests: [RequestInterceptor] = [], responses: [ResponseInterceptor] = []
+    for p in list {
+        guard let h = handle(p, as: InterceptorHandle.self) else { return invalid("an interceptor is NULL") }
+        switch h.kind {
+        case .request(let i): requests.append(i)
+        case .response(let i): responses.append(i)
+        }
+    }
+    if !requests.isEmpty && !responses.isEmpty { return invalid("cannot chain request and response interceptors together") }
+    out.pointee = retained(InterceptorHandle(requests.isEmpty ? .response(.chain(inOrder: responses)) : .request(.chain(inOrder: requests))))
+    return ILK_OK
+}
+
+@_cdecl("ilk_interceptor_chain_before")
+public func ilk_interceptor_chain_before(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ a: OpaquePointer?, _ b: OpaquePointer?) -> Int32 {
+    compose(out, [a, b])
+}
+
+@_cdecl("ilk_interceptor_chain_after")
+public func ilk_interceptor_chain_after(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ a: OpaquePointer?, _ b: OpaquePointer?) -> Int32 {
+    compose(out, [b, a])
+}
+
+@_cdecl("ilk_interceptor_chain_in_order")
+public func ilk_interceptor_chain_in_order(
+    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ list: UnsafePointer<OpaquePointer?>?, _ count: Int
+) -> Int32 {
+    guard let list, count > 0 else { return compose(out, []) }
+    return compose(out, Array(UnsafeBufferPointer(start: list, count: count)))
+}
+
+@_cdecl("ilk_interceptor_new_logging")
+public func ilk_interceptor_new_logging(
+    _ requestSide: UnsafeMutablePointer<OpaquePointer?>?, _ responseSide: UnsafeMutablePointer<OpaquePointer?>?,
+    _ fn: LogFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+) -> Int32 {
+    guard let requestSide, let responseSide else { return invalid("an out-pointer is NULL") }
+    let ud = Userdata(userdata, free: freeFn)
+    let logger: LoggingInterceptor
+    if let fn {
+        logger = LoggingInterceptor { line in line.withCString { fn($0, ud.pointer) } }
+    } else {
+        logger = LoggingInterceptor()
+        _ = ud
+    }
+    requestSide.pointee = retained(InterceptorHandle(.request(logger.request)))
+    responseSide.pointee = retained(InterceptorHandle(.response(logger.response)))
+    return ILK_OK
+}
+
+@_cdecl("ilk_interceptor_new_validate_status")
+public func ilk_interceptor_new_validate_status(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ low: Int32, _ high: Int32) -> Int32 {
+    guard let out else { return invalid("out is NULL") }
+    out.pointee = nil
+    guard low <= high else { return invalid("min_status \(low) is above max_status \(high)") }
+    out.pointee = retained(InterceptorHandle(.response(validateStatus(Int(low)...Int(high)))))
+    return ILK_OK
+}
+
+@_cdecl("ilk_interceptor_free")
+public func ilk_interceptor_free(_ interceptor: OpaquePointer?) {
+    release(interceptor, as: InterceptorHandle.self)
+}
+
+@_cdecl("ilk_router_add_interceptor")
+public func ilk_router_add_interceptor(_ router: OpaquePointer?, _ interceptor: OpaquePointer?, _ routeID: UInt32) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let h = handle(interceptor, as: InterceptorHandle.self) else { return invalid("interceptor is NULL") }
+    do {
+        switch h.kind {
+        case .request(let i): try r.router.addRequestInterceptor(i, route: routeID == 0 ? nil : routeID)
+        case .response(let i): try r.router.addResponseInterceptor(i, route: routeID == 0 ? nil : routeID)
+        }
+        return ILK_OK
+    } catch {
+        return fail(error)
+    }
+}
+
+// MARK: Limits, pending link, URL generation
+
+@_cdecl("ilk_router_set_limits")
+public func ilk_router_set_limits(_ router: OpaquePointer?, _ redirects: UInt32, _ retries: UInt32) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    r.router.redirectLimit = Int(redirects)
+    r.router.retryLimit = Int(retries)
+    return ILK_OK
+}
+
+/// Copies `text` into a C buffer, snprintf-style; returns the full length.
+private func copyOut(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int {
+    let bytes = Array(text.utf8)
+    if let buffer, capacity > 0 {
+        let n = min(bytes.count, capacity - 1)
+        for i in 0..<n { buffer[i] = CChar(bitPattern: bytes[i]) }
+        buffer[n] = 0
+    }
+    return bytes.count
+}
+
+@_cdecl("ilk_router_pending_link")
+public func ilk_router_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int {
+    guard let r = handle(router, as: RouterHandle.self), let link = r.router.pendingLink else {
+        if let buffer, capacity > 0 { buffer[0] = 0 }
+        return 0
+    }
+    return copyOut(link.uri, buffer, capacity)
+}
+
+@_cdecl("ilk_router_take_pending_link")
+public func ilk_router_take_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int {
+    guard let r = handle(router, as: RouterHandle.self) else { return 0 }
+    guard let link = r.router.takePendingLink(ifShorterThan: capacity) else {
+        return ilk_router_pending_link(router, buffer, capacity)
+    }
+    return copyOut(link.uri, buffer, capacity)
+}
+
+@_cdecl("ilk_router_replay_pending_link")
+public func ilk_router_replay_pending_link(_ router: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    out?.pointee = nil
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let out else { return invalid("out is NULL") }
+    do {
+        guard let resolution = try r.router.replayPendingLink() else { return ILK_OK }
+        let result = ResultHandle(resolution)
+        out.pointee = retained(result)
+        return result.status
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("ilk_router_url_for")
+public func ilk_router_url_for(
+    _ router: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ names: UnsafePointer<UnsafePointer<CChar>?>?,
+    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ buffer: UnsafeMutablePointer<CChar>?,
+    _ capacity: Int, _ length: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let name = string(name) else { return invalid("name is NULL") }
+    guard let params = parameters(names, values, count) else { return invalid("a parameter name or value is NULL") }
+    do {
+        let uri = try r.router.url(for: name, parameters: params)
+        let n = copyOut(uri, buffer, capacity)
+        length?.pointee = n
+        if buffer == nil || n >= capacity { return invalid("buffer of \(capacity) bytes is too small for \(n + 1)") }
+        return ILK_OK
+    } catch {
+        return fail(error)
+    }
+}

@@ -1,0 +1,473 @@
+/* The request pipeline through the C ABI: order, stop, redirect, guard and the pending link,
+ * abort, retry, state, composition, built-ins, errors, nested resolves, URL generation, trace. */
+#include "interlock.h"
+#include "check.h"
+#include <stdlib.h>
+
+static char order[1024];
+static void mark(const char *s) { strcat(order, s); strcat(order, " "); }
+static int frees;
+static void count_free(void *userdata) { (void)userdata; frees++; }
+
+static int resolve(ilk_router *r, const char *method, const char *uri, ilk_result **out) {
+  return ilk_router_resolve(r, method, uri, strlen(uri), out);
+}
+
+static int dest_mark(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)req;
+  mark("dest");
+  if (userdata) ilk_response_set_status(res, *(int *)userdata);
+  return ILK_OK;
+}
+
+static int req_mark(ilk_request *req, void *userdata) { (void)req; mark(userdata); return ILK_CONTINUE; }
+static int res_mark(ilk_request *req, ilk_response *res, void *userdata) { (void)req; (void)res; mark(userdata); return ILK_CONTINUE; }
+
+static int filter_mark(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  char in[32], out[32];
+  snprintf(in, sizeof in, "%s-in", (const char *)userdata);
+  snprintf(out, sizeof out, "%s-out", (const char *)userdata);
+  mark(in);
+  int rc = ilk_filter_chain_next(chain, req);
+  if (rc < 0) return rc;
+  mark(out);
+  ilk_response_add_header(ilk_filter_chain_response(chain), "X-Filter", userdata);
+  return ILK_CONTINUE;
+}
+
+static int guard_allow(const ilk_request *req, void *userdata) { (void)req; mark("guard"); return *(int *)userdata; }
+
+static void test_order(void) {
+  ilk_router *r;
+  ilk_interceptor *i;
+  ilk_result *res;
+  uint32_t id;
+  int allow = 1;
+  const char *stage, *name, *decision;
+  order[0] = 0;
+  ilk_router_new(&r, 0);
+  ilk_router_add_named_route(r, "/a/:x", "a", dest_mark, NULL, NULL, &id);
+  ilk_router_set_guard(r, id, guard_allow, &allow, NULL);
+  ilk_interceptor_new_request(&i, "g1", req_mark, "g1", NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  ilk_interceptor_new_request(&i, "r1", req_mark, "r1", NULL); ilk_router_add_interceptor(r, i, id); ilk_interceptor_free(i);
+  ilk_interceptor_new_response(&i, "R1", res_mark, "R1", NULL); ilk_router_add_interceptor(r, i, id); ilk_interceptor_free(i);
+  ilk_interceptor_new_response(&i, "G1", res_mark, "G1", NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  ilk_router_add_filter(r, "f1", filter_mark, "f1", NULL);
+  ilk_router_add_filter(r, NULL, filter_mark, "f2", NULL);
+  CHECK_EQ_INT(resolve(r, NULL, "/a/1", &res), ILK_OK);
+  CHECK_EQ_STR(order, "r1 g1 f1-in f2-in guard dest G1 R1 f2-out f1-out ");
+  CHECK_EQ_INT(ilk_result_header_count(res), 2);
+  CHECK_EQ_INT(ilk_result_trace_count(res), 9);
+  CHECK_EQ_INT(ilk_result_trace_at(res, 0, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(stage, "match"); CHECK_EQ_STR(name, "/a/1"); CHECK_EQ_STR(decision, "a");
+  ilk_result_trace_at(res, 3, &stage, &name, &decision);
+  CHECK_EQ_STR(stage, "filter"); CHECK_EQ_STR(name, "f1"); CHECK_EQ_STR(decision, "continue");
+  ilk_result_trace_at(res, 4, &stage, &name, &decision);
+  CHECK_EQ_STR(name, "filter 1");
+  ilk_result_trace_at(res, 5, &stage, &name, &decision);
+  CHECK_EQ_STR(stage, "guard"); CHECK_EQ_STR(decision, "allow");
+  ilk_result_trace_at(res, 6, &stage, &name, &decision);
+  CHECK_EQ_STR(stage, "destination"); CHECK_EQ_STR(decision, "ran");
+  CHECK_EQ_INT(ilk_result_trace_at(res, 9, &stage, &name, &decision), ILK_EINVAL);
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
+static int filter_stop(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)req; (void)chain; (void)userdata; return ILK_STOP;
+}
+static int filter_twice(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  ilk_filter_chain_next(chain, req);
+  return ilk_filter_chain_next(chain, req) == ILK_ECALLBACK ? ILK_ECALLBACK : ILK_CONTINUE;
+}
+static int filter_no_next(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)req; (void)chain; (void)userdata; return ILK_CONTINUE;
+}
+static int filter_move(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  ilk_request_set_state(req, "com.example.moved", "yes");
+  if (strncmp(ilk_request_path(req), "/old/", 5) == 0) {
+    const char *names[] = {"id"};
+    const char *values[] = {ilk_request_param(req, "id")};
+    ilk_filter_chain_redirect_to_route(chain, "new", names, values, 1);
+    return ILK_REDIRECT;
+  }
+  if (ilk_filter_chain_next(chain, req) < 0) return -1;
+  return ILK_CONTINUE;
+}
+static int filter_pingpong(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  ilk_filter_chain_redirect(chain, strcmp(ilk_request_path(req), "/a") == 0 ? "/b" : "/a");
+  return ILK_REDIRECT;
+}
+static int dest_state(const ilk_request *req, ilk_response *res, void *userdata) {
+  const char *v = ilk_request_state(req, "com.example.moved");
+  (void)userdata;
+  ilk_response_set_body(res, v ? v : "-", v ? strlen(v) : 1);
+  return ILK_OK;
+}
+
+static void test_filters(void) {
+  ilk_router *r;
+  ilk_result *res;
+  order[0] = 0;
+  frees = 0;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "stop", filter_stop, NULL, count_free);
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_STOPPED);
+  CHECK_EQ_STR(order, "");
+  ilk_result_free(res);
+  ilk_router_free(r);
+  CHECK_EQ_INT(frees, 1);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "twice", filter_twice, NULL, NULL);
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
+  CHECK(strstr(ilk_result_error(res), "twice") != NULL);
+  CHECK_EQ_STR(order, "dest ");
+  ilk_result_free(res);
+  ilk_router_free(r);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "lazy", filter_no_next, NULL, NULL);
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
+  CHECK(strstr(ilk_result_error(res), "without calling") != NULL);
+  ilk_result_free(res);
+  ilk_router_free(r);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/old/:id", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_named_route(r, "/new/:id", "new", dest_state, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "move", filter_move, NULL, NULL);
+  CHECK_EQ_INT(resolve(r, NULL, "/old/7", &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_redirect_count(res), 1);
+  CHECK_EQ_STR(ilk_result_redirect_at(res, 0), "/new/7");
+  CHECK(ilk_result_redirect_at(res, 1) == NULL);
+  {
+    size_t len;
+    const char *body = ilk_result_body(res, &len);
+    CHECK(len == 3 && memcmp(body, "yes", 3) == 0);
+  }
+  CHECK_EQ_STR(ilk_result_state(res, "com.example.moved"), "yes");
+  CHECK_EQ_STR(ilk_request_param(ilk_result_request(res), "id"), "7");
+  ilk_result_free(res);
+  ilk_router_free(r);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", NULL, NULL, NULL, NULL);
+  ilk_router_add_route(r, "/b", NULL, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "pingpong", filter_pingpong, NULL, NULL);
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_REDIRECT_LOOP);
+  CHECK_EQ_INT(ilk_result_redirect_count(res), 8);
+  ilk_result_free(res);
+  CHECK_EQ_INT(ilk_router_set_limits(r, 1, 3), ILK_OK);
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_REDIRECT_LOOP);
+  CHECK_EQ_INT(ilk_result_redirect_count(res), 1);
+  ilk_result_free(res);
+  CHECK_EQ_INT(ilk_router_set_limits(NULL, 1, 3), ILK_EINVAL);
+  ilk_router_free(r);
+}
+
+static void test_guard_and_pending_link(void) {
+  ilk_router *r;
+  ilk_result *res;
+  uint32_t id;
+  int allow = 0;
+  char buf[64];
+  order[0] = 0;
+  frees = 0;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "myapp://account/:section", dest_mark, NULL, NULL, &id);
+  CHECK_EQ_INT(ilk_router_set_guard(r, 99, guard_allow, &allow, count_free), ILK_ENOROUTE);
+  CHECK_EQ_INT(frees, 0);
+  CHECK_EQ_INT(ilk_router_set_guard(r, id, guard_allow, &allow, count_free), ILK_OK);
+  CHECK_EQ_INT(ilk_router_pending_link(r, buf, sizeof buf), 0);
+  CHECK_EQ_STR(buf, "");
+  CHECK_EQ_INT(resolve(r, NULL, "myapp://account/billing", &res), ILK_GUARDED);
+  ilk_result_free(res);
+  CHECK_EQ_STR(order, "guard ");
+  CHECK_EQ_INT(ilk_router_pending_link(r, buf, sizeof buf), 23);
+  CHECK_EQ_STR(buf, "myapp://account/billing");
+  CHECK_EQ_INT(ilk_router_take_pending_link(r, buf, 8), 23);   /* too small: stays pending */
+  CHECK_EQ_STR(buf, "myapp:/");
+  CHECK_EQ_INT(ilk_router_pending_link(r, NULL, 0), 23);
+  CHECK_EQ_INT(ilk_router_replay_pending_link(r, &res), ILK_GUARDED);   /* refused again: pending */
+  ilk_result_free(res);
+  CHECK_EQ_INT(ilk_router_pending_link(r, NULL, 0), 23);
+  allow = 1;
+  CHECK_EQ_INT(ilk_router_replay_pending_link(r, &res), ILK_OK);
+  ilk_result_free(res);
+  CHECK_EQ_STR(order, "guard guard guard dest ");
+  CHECK_EQ_INT(ilk_router_pending_link(r, buf, sizeof buf), 0);
+  res = (ilk_result *)buf;
+  CHECK_EQ_INT(ilk_router_replay_pending_link(r, &res), ILK_OK);
+  CHECK(res == NULL);
+  allow = 0;
+  resolve(r, NULL, "myapp://account/x", &res); ilk_result_free(res);
+  CHECK_EQ_INT(ilk_router_take_pending_link(r, buf, sizeof buf), 17);
+  CHECK_EQ_STR(buf, "myapp://account/x");
+  CHECK_EQ_INT(ilk_router_pending_link(r, NULL, 0), 0);
+  /* replacing the guard frees the old userdata at once */
+  CHECK_EQ_INT(ilk_router_set_guard(r, id, NULL, NULL, NULL), ILK_OK);
+  CHECK_EQ_INT(frees, 1);
+  CHECK_EQ_INT(ilk_router_replay_pending_link(NULL, &res), ILK_EINVAL);
+  ilk_router_free(r);
+}
+
+static int req_abort(ilk_request *req, void *userdata) {
+  (void)userdata;
+  ilk_request_set_error(req, "no entry");
+  return ILK_ABORT;
+}
+static int req_count(ilk_request *req, void *userdata) {
+  const char *c = ilk_request_metadata(req, "count");
+  char buf[16];
+  (void)userdata;
+  snprintf(buf, sizeof buf, "%d", c ? atoi(c) + 1 : 1);
+  ilk_request_set_metadata(req, "count", buf);
+  ilk_request_set_param(req, "added", "by-interceptor");
+  return ILK_CONTINUE;
+}
+static int attempts;
+static int dest_flaky(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)userdata;
+  attempts++;
+  /* every attempt starts from the original request: the count never piles up */
+  CHECK_EQ_STR(ilk_request_metadata(req, "count"), "1");
+  CHECK_EQ_STR(ilk_request_param(req, "added"), "by-interceptor");
+  ilk_response_set_status(res, attempts < 3 ? 429 : 200);
+  return ILK_OK;
+}
+/* In the manner of CDT's replay-on-429: a retry count in the state, bounded. */
+static int replay_429(ilk_request *req, ilk_response *res, void *userdata) {
+  const char *n = ilk_request_state(req, "com.example.replay429.count");
+  int done = n ? atoi(n) : 0;
+  char buf[16];
+  (void)userdata;
+  if (ilk_response_status(res) != 429 || done >= 5) return ILK_CONTINUE;
+  snprintf(buf, sizeof buf, "%d", done + 1);
+  ilk_request_set_state(req, "com.example.replay429.count", buf);
+  return ILK_RETRY;
+}
+static int res_retry(ilk_request *req, ilk_response *res, void *userdata) { (void)req; (void)res; (void)userdata; return ILK_RETRY; }
+static int res_fail(ilk_request *req, ilk_response *res, void *userdata) {
+  (void)req; (void)userdata; ilk_response_set_error(res, "interceptor failed"); return -1;
+}
+
+static void test_abort_and_retry(void) {
+  ilk_router *r;
+  ilk_interceptor *i;
+  ilk_result *res;
+  int status500 = 500;
+  order[0] = 0;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_interceptor_new_request(&i, "deny", req_abort, NULL, NULL);
+  ilk_router_add_interceptor(r, i, 0);
+  ilk_interceptor_free(i);
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ABORTED);
+  CHECK_EQ_STR(ilk_result_error(res), "no entry");
+  CHECK_EQ_STR(order, "");
+  ilk_result_free(res);
+  ilk_router_free(r);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, &status500, NULL, NULL);
+  CHECK_EQ_INT(ilk_interceptor_new_validate_status(&i, 300, 200), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_interceptor_new_validate_status(&i, 200, 299), ILK_OK);
+  ilk_router_add_interceptor(r, i, 0);
+  ilk_interceptor_free(i);
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ABORTED);
+  CHECK_EQ_STR(ilk_result_error(res), "status 500 is outside 200...299");
+  CHECK_EQ_INT(ilk_result_response_status(res), 200);   /* the response was discarded */
+  ilk_result_free(res);
+  ilk_router_free(r);
+
+  attempts = 0;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/flaky", dest_flaky, NULL, NULL, NULL);
+  ilk_interceptor_new_request(&i, "count", req_count, NULL, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  ilk_interceptor_new_response(&i, "replay-429", replay_429, NULL, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  CHECK_EQ_INT(resolve(r, NULL, "/flaky", &res), ILK_OK);
+  CHECK_EQ_INT(attempts, 3);
+  CHECK_EQ_INT(ilk_result_response_status(res), 200);
+  CHECK_EQ_STR(ilk_result_state(res, "com.example.replay429.count"), "2");
+  ilk_result_free(res);
+  ilk_router_free(r);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/x", NULL, NULL, NULL, NULL);
+  ilk_interceptor_new_response(&i, "again", res_retry, NULL, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  CHECK_EQ_INT(resolve(r, NULL, "/x", &res), ILK_RETRY_LIMIT);
+  ilk_result_free(res);
+  ilk_router_free(r);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/x", NULL, NULL, NULL, NULL);
+  ilk_interceptor_new_response(&i, "broken", res_fail, NULL, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  CHECK_EQ_INT(resolve(r, NULL, "/x", &res), ILK_ECALLBACK);
+  CHECK_EQ_STR(ilk_result_error(res), "interceptor failed");
+  ilk_result_free(res);
+  CHECK_EQ_INT(resolve(r, NULL, "/nothing", &res), ILK_NOT_FOUND);   /* still usable */
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
+static void test_composition(void) {
+  ilk_router *r;
+  ilk_interceptor *a, *b, *c, *d, *ab, *ba, *nested, *list[3], *x, *mixed;
+  ilk_result *res;
+  order[0] = 0;
+  frees = 0;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/x", NULL, NULL, NULL, NULL);
+  ilk_interceptor_new_request(&a, "a", req_mark, "a", count_free);
+  ilk_interceptor_new_request(&b, "b", req_mark, "b", NULL);
+  ilk_interceptor_new_request(&c, "c", req_mark, "c", NULL);
+  ilk_interceptor_new_request(&d, "d", req_mark, "d", NULL);
+  CHECK_EQ_INT(ilk_interceptor_chain_before(&ab, a, b), ILK_OK);
+  CHECK_EQ_INT(ilk_interceptor_chain_after(&ba, a, b), ILK_OK);
+  list[0] = c; list[1] = ab; list[2] = d;
+  CHECK_EQ_INT(ilk_interceptor_chain_in_order(&nested, (const ilk_interceptor *const *)list, 3), ILK_OK);
+  ilk_router_add_interceptor(r, ab, 0);
+  ilk_router_add_interceptor(r, ba, 0);
+  ilk_router_add_interceptor(r, nested, 0);
+  ilk_interceptor_new_response(&x, "x", res_mark, "x", NULL);
+  CHECK_EQ_INT(ilk_interceptor_chain_before(&mixed, a, x), ILK_EINVAL);
+  CHECK(mixed == NULL);
+  CHECK_EQ_INT(ilk_interceptor_chain_in_order(&mixed, NULL, 0), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_add_interceptor(r, a, 42), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_add_interceptor(NULL, a, 0), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_add_interceptor(r, NULL, 0), ILK_EINVAL);
+  ilk_interceptor_free(a); ilk_interceptor_free(b); ilk_interceptor_free(c); ilk_interceptor_free(d);
+  ilk_interceptor_free(ab); ilk_interceptor_free(ba); ilk_interceptor_free(nested); ilk_interceptor_free(x);
+  ilk_interceptor_free(NULL);
+  CHECK_EQ_INT(frees, 0);   /* the router still holds "a" */
+  CHECK_EQ_INT(resolve(r, NULL, "/x", &res), ILK_OK);
+  CHECK_EQ_STR(order, "a b b a c a b d ");
+  ilk_result_free(res);
+  ilk_router_free(r);
+  CHECK_EQ_INT(frees, 1);
+}
+
+static char logged[512];
+static void log_line(const char *line, void *userdata) { (void)userdata; strcat(logged, line); strcat(logged, "\n"); }
+
+static void test_logging(void) {
+  ilk_router *r;
+  ilk_interceptor *req_side, *res_side;
+  ilk_result *res;
+  int created = 201;
+  logged[0] = 0;
+  frees = 0;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "GET /u/:id", dest_mark, &created, NULL, NULL);
+  CHECK_EQ_INT(ilk_interceptor_new_logging(&req_side, &res_side, log_line, NULL, count_free), ILK_OK);
+  ilk_router_add_interceptor(r, req_side, 0);
+  ilk_router_add_interceptor(r, res_side, 0);
+  ilk_interceptor_free(req_side);
+  ilk_interceptor_free(res_side);
+  CHECK_EQ_INT(resolve(r, "GET", "/u/7", &res), ILK_OK);
+  CHECK_EQ_STR(logged, "-> GET /u/7 route=GET /u/:id params=id=7\n<- status 201, 0 bytes for /u/7\n");
+  ilk_result_free(res);
+  ilk_router_free(r);
+  CHECK_EQ_INT(frees, 1);
+  CHECK_EQ_INT(ilk_interceptor_new_logging(NULL, &res_side, NULL, NULL, NULL), ILK_EINVAL);
+}
+
+static ilk_router *nested_router;
+static int dest_nested(const ilk_request *req, ilk_response *res, void *userdata) {
+  ilk_result *inner;
+  (void)req; (void)userdata;
+  if (ilk_router_resolve(nested_router, NULL, "/inner", 6, &inner) != ILK_OK) return -1;
+  ilk_response_set_status(res, ilk_result_response_status(inner));
+  ilk_result_free(inner);
+  return ilk_router_add_route(nested_router, "/added-later", NULL, NULL, NULL, NULL);
+}
+
+static void test_nested_and_url_for(void) {
+  ilk_result *res;
+  int teapot = 418;
+  char buf[64];
+  size_t len;
+  const char *names[] = {"q", "n"};
+  const char *values[] = {"caf\xC3\xA9 au lait", "2"};
+  ilk_router_new(&nested_router, 0);
+  ilk_router_add_route(nested_router, "/outer", dest_nested, NULL, NULL, NULL);
+  ilk_router_add_route(nested_router, "/inner", dest_mark, &teapot, NULL, NULL);
+  CHECK_EQ_INT(resolve(nested_router, NULL, "/outer", &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_response_status(res), 418);
+  ilk_result_free(res);
+  CHECK_EQ_INT(resolve(nested_router, NULL, "/added-later", &res), ILK_OK);
+  ilk_result_free(res);
+
+  ilk_router_add_named_route(nested_router, "/search(/:q(/page/:n(\\d+)))", "search", NULL, NULL, NULL, NULL);
+  CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", names, values, 2, buf, sizeof buf, &len), ILK_OK);
+  CHECK_EQ_STR(buf, "/search/caf%C3%A9%20au%20lait/page/2");
+  CHECK_EQ_INT(len, strlen(buf));
+  CHECK_EQ_INT(resolve(nested_router, NULL, buf, &res), ILK_OK);
+  CHECK_EQ_STR(ilk_request_param(ilk_result_request(res), "q"), "caf\xC3\xA9 au lait");
+  ilk_result_free(res);
+  CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", names, values, 1, buf, sizeof buf, &len), ILK_OK);
+  CHECK_EQ_STR(buf, "/search/caf%C3%A9%20au%20lait");
+  CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", NULL, NULL, 0, buf, sizeof buf, NULL), ILK_OK);
+  CHECK_EQ_STR(buf, "/search");
+  values[1] = "two";
+  CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", names, values, 2, buf, sizeof buf, NULL), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "constraint") != NULL);
+  CHECK_EQ_INT(ilk_router_url_for(nested_router, "nope", NULL, NULL, 0, buf, sizeof buf, NULL), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", names, values, 1, buf, 4, &len), ILK_EINVAL);
+  CHECK_EQ_INT(len, 29);
+  CHECK_EQ_INT(ilk_router_url_for(nested_router, NULL, NULL, NULL, 0, buf, sizeof buf, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", NULL, values, 1, buf, sizeof buf, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_add_named_route(nested_router, "/other", "search", NULL, NULL, NULL, NULL), ILK_ECONFLICT);
+  CHECK_EQ_INT(ilk_router_add_named_route(nested_router, "/other", NULL, NULL, NULL, NULL, NULL), ILK_EINVAL);
+  ilk_router_free(nested_router);
+}
+
+static void test_null_arguments(void) {
+  ilk_interceptor *i;
+  CHECK_EQ_INT(ilk_router_add_filter(NULL, "f", filter_stop, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_interceptor_new_request(NULL, "x", req_mark, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_interceptor_new_request(&i, "x", NULL, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_interceptor_new_response(&i, "x", NULL, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_interceptor_chain_before(NULL, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_filter_chain_next(NULL, NULL), ILK_EINVAL);
+  CHECK(ilk_filter_chain_response(NULL) == NULL);
+  CHECK_EQ_INT(ilk_filter_chain_redirect(NULL, "/a"), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_filter_chain_redirect_to_route(NULL, "a", NULL, NULL, 0), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_set_guard(NULL, 1, guard_allow, NULL, NULL), ILK_EINVAL);
+  CHECK(ilk_request_metadata(NULL, "k") == NULL);
+  CHECK_EQ_INT(ilk_request_set_metadata(NULL, "k", "v"), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_request_set_param(NULL, "k", "v"), ILK_EINVAL);
+  CHECK(ilk_request_state(NULL, "k") == NULL);
+  CHECK_EQ_INT(ilk_request_set_state(NULL, "k", "v"), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_request_set_error(NULL, "m"), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_response_status(NULL), 0);
+  CHECK(ilk_response_body(NULL, NULL) == NULL);
+  CHECK_EQ_INT(ilk_result_redirect_count(NULL), 0);
+  CHECK(ilk_result_redirect_at(NULL, 0) == NULL);
+  CHECK_EQ_INT(ilk_result_trace_count(NULL), 0);
+  CHECK_EQ_INT(ilk_result_trace_at(NULL, 0, NULL, NULL, NULL), ILK_EINVAL);
+  CHECK(ilk_result_state(NULL, "k") == NULL);
+  CHECK_EQ_INT(ilk_router_pending_link(NULL, NULL, 0), 0);
+  CHECK_EQ_INT(ilk_router_take_pending_link(NULL, NULL, 0), 0);
+  CHECK_EQ_INT(ilk_router_url_for(NULL, "a", NULL, NULL, 0, NULL, 0, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_interceptor_new_validate_status(NULL, 200, 299), ILK_EINVAL);
+}
+
+int main(void) {
+  test_order();
+  test_filters();
+  test_guard_and_pending_link();
+  test_abort_and_retry();
+  test_composition();
+  test_logging();
+  test_nested_and_url_for();
+  test_null_arguments();
+  return check_summary("test_pipeline");
+}

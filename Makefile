@@ -28,6 +28,9 @@ demo: build
 	@echo "== examples/c/deeplinks: deep-link routes resolved =="
 	$(BUILD)/deeplinks
 	@echo
+	@echo "== examples/c/walkthrough: filters, a guard and its pending link, interceptors, the trace =="
+	$(BUILD)/walkthrough
+	@echo
 	@echo "== examples/c/throughput: match throughput on the GitHub API table =="
 	$(BUILD)/throughput benchmarks/routesets/github_api.txt
 

@@ -431,6 +431,9 @@ static void test_nested_and_url_for(void) {
 
 static void test_null_arguments(void) {
   ilk_interceptor *i;
+  CHECK_EQ_STR(ilk_errstr(ILK_STOPPED), "stopped");
+  CHECK_EQ_STR(ilk_errstr(ILK_GUARDED), "guarded");
+  CHECK_EQ_STR(ilk_errstr(ILK_RETRY_LIMIT), "retry limit");
   CHECK_EQ_INT(ilk_router_add_filter(NULL, "f", filter_stop, NULL, NULL), ILK_EINVAL);
   CHECK_EQ_INT(ilk_interceptor_new_request(NULL, "x", req_mark, NULL, NULL), ILK_EINVAL);
   CHECK_EQ_INT(ilk_interceptor_new_request(&i, "x", NULL, NULL, NULL), ILK_EINVAL);

@@ -43,7 +43,7 @@ final class Unit: @unchecked Sendable {
         out.reserveCapacity(source.count + source.count / 4)
         var i = 0
         while i < source.count {
-            if source[i] == 0x28, i + mark.count <= source.count, Array(source[i..<(i + mark.count)]) == mark {
+            if source[i] == 0x28, i + mark.count <= source.count, source[i..<(i + mark.count)].elementsEqual(mark) {
                 var j = i + mark.count
                 while j < source.count, source[j] != 0x29 { j += 1 }
                 out += source[i...j]

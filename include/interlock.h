@@ -267,6 +267,12 @@ int ilk_router_url_for(ilk_router *router, const char *name, const char *const *
                        const char *const *values, size_t count, char *buffer, size_t capacity,
                        size_t *length);
 
+/**
+ * Puts the name of route `route_id` in *name (NUL-terminated, valid until the router is freed), or
+ * NULL if it has none. Returns ILK_OK, ILK_EINVAL or ILK_ENOROUTE.
+ */
+int ilk_router_route_name(const ilk_router *router, uint32_t route_id, const char **name);
+
 /** The number of routes in the router (0 for NULL). */
 size_t ilk_router_route_count(const ilk_router *router);
 
@@ -332,6 +338,45 @@ size_t ilk_match_allowed_count(const ilk_match *m);
 
 /** Method `i` of those, NUL-terminated, valid until the next lookup; NULL if out of range. */
 const char *ilk_match_allowed_at(const ilk_match *m, size_t i);
+
+/* ---------------------------------------------------------------------------------------------
+ * Batches: many lookups in one call
+ * ------------------------------------------------------------------------------------------- */
+
+/** The answers of ilk_router_match_many, reused across batches. */
+typedef struct ilk_match_batch ilk_match_batch;
+
+/** Creates an empty batch in *out. ILK_OK, ILK_EINVAL or ILK_ENOMEM. Free with ilk_match_batch_free. */
+int ilk_match_batch_new(ilk_match_batch **out);
+
+/** Frees a batch. NULL is a no-op. */
+void ilk_match_batch_free(ilk_match_batch *batch);
+
+/**
+ * Looks up `count` URIs (`uris[i]`, `uri_lens[i]` bytes) under `method` (NULL for any), as
+ * ilk_router_match does one by one, and leaves every answer in `batch` (replacing the last batch's).
+ * A malformed URI does not stop the batch: its status is ILK_EURI. Returns ILK_OK, or ILK_EINVAL
+ * for a NULL argument or a malformed method. Use one batch per thread at a time.
+ */
+int ilk_router_match_many(ilk_router *router, const char *method, const char *const *uris,
+                          const size_t *uri_lens, size_t count, ilk_match_batch *batch);
+
+/** The number of answers in the batch. */
+size_t ilk_match_batch_count(const ilk_match_batch *batch);
+
+/**
+ * The answers as arrays of ilk_match_batch_count elements, valid until the next batch: status
+ * (ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED or ILK_EURI), route id (0 for none), and the
+ * offsets into the parameter text: answer i's parameters are the NUL-separated
+ * "name\0value\0name\0value\0..." bytes from offsets[i] to offsets[i + 1] (offsets has count + 1
+ * elements) of the text returned by ilk_match_batch_text. For ILK_EURI the text of answer i is the
+ * error message instead. Any out-pointer may be NULL.
+ */
+int ilk_match_batch_arrays(const ilk_match_batch *batch, const int32_t **statuses, const uint32_t **route_ids,
+                           const size_t **offsets);
+
+/** The parameter text of the batch and its length in bytes; valid until the next batch. */
+const char *ilk_match_batch_text(const ilk_match_batch *batch, size_t *len);
 
 /* ---------------------------------------------------------------------------------------------
  * Interceptors (values: make, compose, add to routers, free)
@@ -457,6 +502,10 @@ const char *ilk_request_query(const ilk_request *request, const char *key);
 
 /** The value of metadata `key` (strings interceptors and filters attach), or NULL. */
 const char *ilk_request_metadata(const ilk_request *request, const char *key);
+/** The number of metadata entries. */
+size_t ilk_request_metadata_count(const ilk_request *request);
+/** Metadata entry `i` (in key order). ILK_OK or ILK_EINVAL. */
+int ilk_request_metadata_at(const ilk_request *request, size_t i, const char **key, const char **value);
 /** Sets metadata `key` to `value` (copied; NULL removes it). ILK_OK or ILK_EINVAL. */
 int ilk_request_set_metadata(ilk_request *request, const char *key, const char *value);
 /** Sets parameter `name` to `value` (copied; added at the end if unbound). ILK_OK or ILK_EINVAL. */
@@ -480,6 +529,12 @@ int ilk_request_set_error(ilk_request *request, const char *message);
 int ilk_response_status(const ilk_response *response);
 /** The response's body and its length; valid until the response changes. */
 const void *ilk_response_body(const ilk_response *response, size_t *len);
+/** The number of headers on the response. */
+size_t ilk_response_header_count(const ilk_response *response);
+/** Header `i` of the response; valid until the response changes. ILK_OK or ILK_EINVAL. */
+int ilk_response_header_at(const ilk_response *response, size_t i, const char **name, const char **value);
+/** Removes every header. ILK_OK or ILK_EINVAL. */
+int ilk_response_clear_headers(ilk_response *response);
 
 /** Sets the status (200 unless set). */
 int ilk_response_set_status(ilk_response *response, int status);

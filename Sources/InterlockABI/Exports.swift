@@ -125,6 +125,17 @@ public func ilk_router_route_count(_ router: OpaquePointer?) -> UInt {
     return UInt(r.router.count)
 }
 
+@_cdecl("ilk_router_route_name")
+public func ilk_router_route_name(
+    _ router: OpaquePointer?, _ id: UInt32, _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let name else { return invalid("name is NULL") }
+    guard let route = r.router.route(id) else { return fail(InterlockError(.unknownRoute, "no route has id \(id)")) }
+    name.pointee = route.nameCString.map { UnsafePointer($0) }
+    return ILK_OK
+}
+
 @_cdecl("ilk_router_route_pattern")
 public func ilk_router_route_pattern(
     _ router: OpaquePointer?, _ id: UInt32, _ pattern: UnsafeMutablePointer<UnsafePointer<CChar>?>?

@@ -157,6 +157,7 @@ final class RequestHandle {
 final class ResponseHandle {
     var response: Response
     var errorMessage: String? = nil
+    let store = CStringStore()
     init(_ response: Response = Response()) { self.response = response }
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 }

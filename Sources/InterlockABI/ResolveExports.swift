@@ -281,3 +281,41 @@ public func ilk_result_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) 
     guard let h = handle(r, as: ResultHandle.self), let key = string(key) else { return nil }
     return h.state(key)
 }
+
+@_cdecl("ilk_request_metadata_count")
+public func ilk_request_metadata_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.request.metadata.count ?? 0) }
+
+@_cdecl("ilk_request_metadata_at")
+public func ilk_request_metadata_at(
+    _ r: OpaquePointer?, _ i: UInt, _ key: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> Int32 {
+    guard let h = request(r) else { return invalid("request is NULL") }
+    let entries = h.request.metadata.sorted { $0.key < $1.key }
+    guard i < UInt(entries.count) else { return invalid("metadata index \(i) is out of range") }
+    let e = entries[Int(i)]
+    key?.pointee = h.keep(e.key, as: "mk:" + e.key)
+    value?.pointee = h.keep(e.value, as: "m:" + e.key)
+    return ILK_OK
+}
+
+@_cdecl("ilk_response_header_count")
+public func ilk_response_header_count(_ r: OpaquePointer?) -> UInt { UInt(handle(r, as: ResponseHandle.self)?.response.headers.count ?? 0) }
+
+@_cdecl("ilk_response_header_at")
+public func ilk_response_header_at(
+    _ r: OpaquePointer?, _ i: UInt, _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> Int32 {
+    guard let h = handle(r, as: ResponseHandle.self) else { return invalid("response is NULL") }
+    guard i < UInt(h.response.headers.count) else { return invalid("header index \(i) is out of range") }
+    let header = h.response.headers[Int(i)]
+    name?.pointee = h.store.keep(header.name)
+    value?.pointee = h.store.keep(header.value)
+    return ILK_OK
+}
+
+@_cdecl("ilk_response_clear_headers")
+public func ilk_response_clear_headers(_ r: OpaquePointer?) -> Int32 {
+    guard let h = handle(r, as: ResponseHandle.self) else { return invalid("response is NULL") }
+    h.response.headers.removeAll()
+    return ILK_OK
+}

@@ -329,7 +329,85 @@ static void test_resolve(void) {
   CHECK_EQ_INT(frees[6], 1);
 }
 
+static int headers_destination(const ilk_request *req, ilk_response *res, void *userdata) {
+  const char *name, *value;
+  (void)userdata;
+  ilk_response_add_header(res, "A", "1");
+  ilk_response_add_header(res, "B", "2");
+  if (ilk_response_header_count(res) != 2 || ilk_response_header_at(res, 1, &name, &value) != ILK_OK ||
+      strcmp(name, "B") || strcmp(value, "2") || ilk_response_header_at(res, 2, &name, &value) != ILK_EINVAL) return -1;
+  ilk_response_clear_headers(res);
+  ilk_response_add_header(res, "C", ilk_request_metadata_count(req) == 0 ? "no-metadata" : "metadata");
+  return ILK_OK;
+}
+
+static void test_names_headers_and_batches(void) {
+  ilk_router *r;
+  ilk_match_batch *b;
+  ilk_result *res;
+  uint32_t id;
+  const char *name, *text;
+  const int32_t *statuses;
+  const uint32_t *ids;
+  const size_t *offsets;
+  size_t len;
+  const char *uris[] = {"/u/1", "/nothing", "/u/%zz", "/u/caf%C3%A9"};
+  size_t lens[] = {4, 8, 6, 12};
+  ilk_router_new(&r, 0);
+  CHECK_EQ_INT(ilk_router_add_named_route(r, "GET /u/:id", "user", headers_destination, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(ilk_router_route_name(r, id, &name), ILK_OK);
+  CHECK_EQ_STR(name, "user");
+  CHECK_EQ_INT(ilk_router_add_route(r, "/other", NULL, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(ilk_router_route_name(r, id, &name), ILK_OK);
+  CHECK(name == NULL);
+  CHECK_EQ_INT(ilk_router_route_name(r, 77, &name), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_route_name(NULL, 1, &name), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/u/1", 4, &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_header_count(res), 1);
+  CHECK_EQ_INT(ilk_result_header_at(res, 0, &name, &text), ILK_OK);
+  CHECK_EQ_STR(name, "C");
+  CHECK_EQ_STR(text, "no-metadata");
+  CHECK_EQ_INT(ilk_request_metadata_count(ilk_result_request(res)), 0);
+  CHECK_EQ_INT(ilk_request_metadata_at(ilk_result_request(res), 0, &name, &text), ILK_EINVAL);
+  ilk_result_free(res);
+  CHECK_EQ_INT(ilk_response_header_count(NULL), 0);
+  CHECK_EQ_INT(ilk_response_header_at(NULL, 0, &name, &text), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_response_clear_headers(NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_request_metadata_count(NULL), 0);
+
+  CHECK_EQ_INT(ilk_match_batch_new(NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_match_batch_new(&b), ILK_OK);
+  CHECK_EQ_INT(ilk_router_match_many(r, "GET", uris, lens, 4, b), ILK_OK);
+  CHECK_EQ_INT(ilk_match_batch_count(b), 4);
+  CHECK_EQ_INT(ilk_match_batch_arrays(b, &statuses, &ids, &offsets), ILK_OK);
+  text = ilk_match_batch_text(b, &len);
+  CHECK_EQ_INT(statuses[0], ILK_OK);
+  CHECK_EQ_INT(ids[0], 1);
+  CHECK(offsets[1] - offsets[0] == 5 && memcmp(text + offsets[0], "id\0" "1\0", 5) == 0);
+  CHECK_EQ_INT(statuses[1], ILK_NOT_FOUND);
+  CHECK_EQ_INT(ids[1], 0);
+  CHECK_EQ_INT(offsets[2], offsets[1]);
+  CHECK_EQ_INT(statuses[2], ILK_EURI);
+  CHECK(strstr(text + offsets[2], "bad percent-escape") != NULL);
+  CHECK_EQ_INT(statuses[3], ILK_OK);
+  CHECK(memcmp(text + offsets[3], "id\0caf\xC3\xA9\0", 9) == 0);
+  CHECK_EQ_INT(offsets[4], len);
+  CHECK_EQ_INT(ilk_router_match_many(r, "G T", uris, lens, 4, b), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_many(r, NULL, NULL, lens, 4, b), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, lens, 0, b), ILK_OK);
+  CHECK_EQ_INT(ilk_match_batch_count(b), 0);
+  CHECK_EQ_INT(ilk_router_match_many(NULL, NULL, uris, lens, 4, b), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, lens, 4, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_match_batch_count(NULL), 0);
+  CHECK_EQ_INT(ilk_match_batch_arrays(NULL, &statuses, &ids, &offsets), ILK_EINVAL);
+  CHECK(ilk_match_batch_text(NULL, &len) == NULL);
+  ilk_match_batch_free(b);
+  ilk_match_batch_free(NULL);
+  ilk_router_free(r);
+}
+
 int main(void) {
+  test_names_headers_and_batches();
   test_version_and_errors();
   test_router_lifecycle();
   test_add_route();

@@ -14,6 +14,8 @@ public final class Route: @unchecked Sendable {
     public let patternCString: UnsafeMutablePointer<CChar>
     /// Length of the pattern in bytes.
     let patternLength: Int
+    /// The name, NUL-terminated, or nil.
+    public let nameCString: UnsafeMutablePointer<CChar>?
     /// The method, NUL-terminated, or nil for any method.
     let methodCString: UnsafeMutablePointer<CChar>?
 
@@ -26,6 +28,7 @@ public final class Route: @unchecked Sendable {
         patternCString = .allocate(capacity: bytes.count + 1)
         for (i, b) in bytes.enumerated() { patternCString[i] = CChar(bitPattern: b) }
         patternCString[bytes.count] = 0
+        nameCString = name.map { Route.cString($0) }
         if let method = pattern.method {
             let m = Array(method.utf8)
             let p = UnsafeMutablePointer<CChar>.allocate(capacity: m.count + 1)
@@ -40,6 +43,15 @@ public final class Route: @unchecked Sendable {
     deinit {
         patternCString.deallocate()
         methodCString?.deallocate()
+        nameCString?.deallocate()
+    }
+
+    private static func cString(_ s: String) -> UnsafeMutablePointer<CChar> {
+        let bytes = Array(s.utf8)
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b) }
+        p[bytes.count] = 0
+        return p
     }
 
     /// Whether the route names a scheme or host (it wins a full tie against one that does not).

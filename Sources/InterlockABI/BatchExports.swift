@@ -1,0 +1,94 @@
+import Interlock
+
+// Many lookups in one call: for hosts where each call into the library costs (Python's ctypes).
+
+final class BatchHandle {
+    let matcher = Matcher(preallocate: true)
+    var statuses: [Int32] = []
+    var routeIDs: [UInt32] = []
+    var offsets: [Int] = [0]
+    var text: [CChar] = []
+}
+
+@_cdecl("ilk_match_batch_new")
+public func ilk_match_batch_new(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out else { return invalid("out is NULL") }
+    out.pointee = retained(BatchHandle())
+    return ILK_OK
+}
+
+@_cdecl("ilk_match_batch_free")
+public func ilk_match_batch_free(_ b: OpaquePointer?) { release(b, as: BatchHandle.self) }
+
+@_cdecl("ilk_router_match_many")
+public func ilk_router_match_many(
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uris: UnsafePointer<UnsafePointer<CChar>?>?,
+    _ lengths: UnsafePointer<Int>?, _ count: Int, _ batch: OpaquePointer?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let b = handle(batch, as: BatchHandle.self) else { return invalid("batch is NULL") }
+    guard count == 0 || (uris != nil && lengths != nil) else { return invalid("uris or uri_lens is NULL") }
+    b.statuses.removeAll(keepingCapacity: true)
+    b.routeIDs.removeAll(keepingCapacity: true)
+    b.offsets.removeAll(keepingCapacity: true)
+    b.offsets.append(0)
+    b.text.removeAll(keepingCapacity: true)
+    let methodBuffer = method.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
+    func append(_ p: UnsafePointer<CChar>, _ n: Int) {
+        b.text.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+        b.text.append(0)
+    }
+    for i in 0..<count {
+        guard let uri = uris![i] else { return invalid("uris[\(i)] is NULL") }
+        do {
+            let outcome = try b.matcher.match(r.router, method: methodBuffer, uri: UnsafeRawBufferPointer(start: uri, count: lengths![i]))
+            switch outcome {
+            case .matched:
+                b.statuses.append(ILK_OK)
+                b.routeIDs.append(b.matcher.route?.id ?? 0)
+                for k in 0..<b.matcher.parameterCount {
+                    let (name, nameLength) = b.matcher.parameterName(k)
+                    let (value, valueLength) = b.matcher.parameterValue(k)
+                    append(name, nameLength)
+                    append(value, valueLength)
+                }
+            case .notFound:
+                b.statuses.append(ILK_NOT_FOUND); b.routeIDs.append(0)
+            case .methodNotAllowed:
+                b.statuses.append(ILK_METHOD_NOT_ALLOWED); b.routeIDs.append(0)
+            }
+        } catch where error.code == .invalidArgument {
+            return fail(error)
+        } catch {
+            b.statuses.append(error.code.rawValue); b.routeIDs.append(0)
+            let message = error.description
+            message.withCString { append($0, strlen($0)) }
+        }
+        b.offsets.append(b.text.count)
+    }
+    return ILK_OK
+}
+
+@_cdecl("ilk_match_batch_count")
+public func ilk_match_batch_count(_ b: OpaquePointer?) -> UInt { UInt(handle(b, as: BatchHandle.self)?.statuses.count ?? 0) }
+
+@_cdecl("ilk_match_batch_arrays")
+public func ilk_match_batch_arrays(
+    _ b: OpaquePointer?, _ statuses: UnsafeMutablePointer<UnsafePointer<Int32>?>?,
+    _ routeIDs: UnsafeMutablePointer<UnsafePointer<UInt32>?>?, _ offsets: UnsafeMutablePointer<UnsafePointer<Int>?>?
+) -> Int32 {
+    guard let h = handle(b, as: BatchHandle.self) else { return invalid("batch is NULL") }
+    // The arrays live in the handle and are not changed until the next batch.
+    statuses?.pointee = h.statuses.withUnsafeBufferPointer { $0.baseAddress }
+    routeIDs?.pointee = h.routeIDs.withUnsafeBufferPointer { $0.baseAddress }
+    offsets?.pointee = h.offsets.withUnsafeBufferPointer { $0.baseAddress }
+    return ILK_OK
+}
+
+@_cdecl("ilk_match_batch_text")
+public func ilk_match_batch_text(_ b: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
+    guard let h = handle(b, as: BatchHandle.self) else { length?.pointee = 0; return nil }
+    length?.pointee = h.text.count
+    if h.text.isEmpty { h.text.reserveCapacity(1) }
+    return h.text.withUnsafeBufferPointer { $0.baseAddress } ?? UnsafePointer(bitPattern: 1)
+}

@@ -1,10 +1,12 @@
 # The two commands: `make demo` installs what is missing, builds, runs the examples;
-# `make test` runs every suite (Swift tests, then the C tests through ctest).
+# `make test` runs every suite (Swift tests, the C tests through ctest, the Python tests).
 BUILD ?= build
 APT_PACKAGES := libpcre2-dev cmake ninja-build pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test swift-test c-test clean
+PYTHON ?= python3
+
+.PHONY: all deps py-deps build demo test swift-test c-test py-test clean
 
 all: build
 
@@ -17,6 +19,13 @@ deps:
 	  echo "Installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+# Python: pytest for the tests, venv for the installed-package test.
+py-deps:
+	@$(PYTHON) -c "import venv, ensurepip" 2>/dev/null || { \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv python3-pip; }
+	@$(PYTHON) -m pytest --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet pytest \
+	  || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pytest; }
 
 $(BUILD)/build.ninja: CMakeLists.txt | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -33,6 +42,9 @@ demo: build
 	@echo
 	@echo "== examples/c/throughput: match throughput on the GitHub API table =="
 	$(BUILD)/throughput benchmarks/routesets/github_api.txt
+	@echo
+	@echo "== examples/python/deeplinks.py: the same pipeline from Python =="
+	$(PYTHON) examples/python/deeplinks.py
 
 swift-test: deps
 	swift test --parallel
@@ -40,7 +52,10 @@ swift-test: deps
 c-test: build
 	cd $(BUILD) && ctest --output-on-failure
 
-test: swift-test c-test
+py-test: build py-deps
+	cd bindings/python && $(PYTHON) -m pytest -q tests
+
+test: swift-test c-test py-test
 
 clean:
-	rm -rf $(BUILD) .build
+	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info

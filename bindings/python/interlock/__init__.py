@@ -1,0 +1,28 @@
+"""Interlock: an embeddable routing core, from Python.
+
+    import interlock
+
+    router = interlock.Router()
+
+    @router.route("myapp://user/:id(\\d+)", name="user")
+    def user(request):
+        return f"user {request.params['id']}"
+
+    result = router.resolve("myapp://user/42?coupon=X")
+    assert result.status is interlock.Status.OK and result.response.body == b"user 42"
+
+Patterns, URI rules, precedence and the pipeline are the library's: see the project README.
+"""
+
+from ._native import EXPECTED_VERSION as __version__
+from ._router import (Abort, CallbackError, ConflictError, Error, InvalidArgumentError,
+                      LimitError, LoggingInterceptor, Match, PatternError, QueryDict, Request,
+                      Response, Result, Router, Status, TraceEntry, URIError, UnknownRouteError,
+                      ValidateStatus, chain_after, chain_before, chain_in_order)
+
+__all__ = [
+    "Abort", "CallbackError", "ConflictError", "Error", "InvalidArgumentError", "LimitError",
+    "LoggingInterceptor", "Match", "PatternError", "QueryDict", "Request", "Response", "Result",
+    "Router", "Status", "TraceEntry", "URIError", "UnknownRouteError", "ValidateStatus",
+    "__version__", "chain_after", "chain_before", "chain_in_order",
+]

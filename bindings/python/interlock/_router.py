@@ -1,0 +1,830 @@
+"""The Pythonic surface over the C ABI. Matching and the pipeline run in the library; this module
+converts values and turns Python callables into the library's callbacks."""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+import threading
+import weakref
+from ctypes import byref, c_char_p, c_size_t, c_uint32, c_void_p
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
+
+from . import _native as n
+from ._native import lib, text
+
+__all__ = [
+    "Abort", "CallbackError", "ConflictError", "Error", "InvalidArgumentError", "LimitError",
+    "LoggingInterceptor", "Match", "PatternError", "Request", "Response", "Result", "Router",
+    "Status", "TraceEntry", "URIError", "UnknownRouteError", "ValidateStatus", "chain_after",
+    "chain_before", "chain_in_order",
+]
+
+# ----------------------------------------------------------------------------------------------
+# Errors
+
+
+class Error(Exception):
+    """An error the library reported: `code` is its ILK_E* value, `message` its words."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class InvalidArgumentError(Error, ValueError):
+    """An argument is out of its domain (ILK_EINVAL)."""
+
+
+class _OffsetError(Error, ValueError):
+    def __init__(self, message: str, code: int, offset: Optional[int]) -> None:
+        super().__init__(message if offset is None else f"{message} (at byte {offset})", code)
+        self.message = message
+        self.offset = offset
+
+
+class PatternError(_OffsetError):
+    """A route pattern is malformed; `offset` is the byte where."""
+
+
+class URIError(_OffsetError):
+    """A URI is malformed; `offset` is the byte where."""
+
+
+class ConflictError(Error):
+    """A route (or name) conflicts with one registered earlier; the message names it."""
+
+
+class LimitError(Error):
+    """A limit was reached (route count, pattern size, match work)."""
+
+
+class UnknownRouteError(Error, LookupError):
+    """No route has this id or name."""
+
+
+class CallbackError(Error):
+    """A callback failed in a way that has no Python exception of its own (next called twice...)."""
+
+
+class Abort(Exception):
+    """Raise from an interceptor to abort the resolve (the result is Status.ABORTED)."""
+
+    def __init__(self, reason: str = "aborted") -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+_ERRORS: dict[int, type[Error]] = {
+    n.EINVAL: InvalidArgumentError, n.ECONFLICT: ConflictError, n.ELIMIT: LimitError,
+    n.ENOROUTE: UnknownRouteError, n.ECALLBACK: CallbackError,
+}
+
+
+def _raise(code: int) -> None:
+    message = text(lib.ilk_errmsg()) or "error"
+    offset = lib.ilk_erroffset()
+    offset_or_none = None if offset == n.NO_OFFSET else int(offset)
+    if code == n.EPATTERN:
+        raise PatternError(message, code, offset_or_none)
+    if code == n.EURI:
+        raise URIError(message, code, offset_or_none)
+    if code == n.ENOMEM:
+        raise MemoryError(message)
+    raise _ERRORS.get(code, Error)(message, code)
+
+
+def _check(code: int) -> int:
+    if code < 0:
+        _raise(code)
+    return code
+
+
+def _b(value: Optional[str]) -> Optional[bytes]:
+    return None if value is None else value.encode("utf-8")
+
+
+# ----------------------------------------------------------------------------------------------
+# Values
+
+
+class Status(enum.Enum):
+    """How a resolve ended."""
+
+    OK = n.OK
+    NOT_FOUND = n.NOT_FOUND
+    METHOD_NOT_ALLOWED = n.METHOD_NOT_ALLOWED
+    STOPPED = n.STOPPED
+    GUARDED = n.GUARDED
+    ABORTED = n.ABORTED
+    REDIRECT_LOOP = n.REDIRECT_LOOP
+    RETRY_LIMIT = n.RETRY_LIMIT
+    ERROR = n.ECALLBACK
+
+
+class QueryDict(Mapping[str, str]):
+    """A multi-valued query: `q["tag"]` is the first value, `q.getall("tag")` every value."""
+
+    def __init__(self, pairs: Sequence[tuple[str, str]] = ()) -> None:
+        self._pairs = list(pairs)
+
+    def __getitem__(self, key: str) -> str:
+        for k, v in self._pairs:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def getall(self, key: str) -> list[str]:
+        """Every value of `key`, in order."""
+        return [v for k, v in self._pairs if k == key]
+
+    def items_all(self) -> list[tuple[str, str]]:
+        """Every pair, in order."""
+        return list(self._pairs)
+
+    def __iter__(self) -> Iterator[str]:
+        seen: dict[str, None] = {}
+        for k, _ in self._pairs:
+            seen.setdefault(k, None)
+        return iter(seen)
+
+    def __len__(self) -> int:
+        return len(set(k for k, _ in self._pairs))
+
+    def __repr__(self) -> str:
+        return f"QueryDict({self._pairs!r})"
+
+
+Headers = Union[Mapping[str, str], Sequence[tuple[str, str]], None]
+
+
+class Response:
+    """A response: status (200 unless set), body bytes and headers (a list of pairs)."""
+
+    def __init__(self, status: int = 200, body: Union[bytes, str] = b"", headers: Headers = None) -> None:
+        self.status = status
+        self.body = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+        if headers is None:
+            self.headers: list[tuple[str, str]] = []
+        elif isinstance(headers, Mapping):
+            self.headers = list(headers.items())
+        else:
+            self.headers = list(headers)
+        self.request: Optional[Request] = None
+        self._retry = False
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The state of the resolve this response belongs to."""
+        return self.request.state if self.request is not None else {}
+
+    def retry(self) -> None:
+        """From a response interceptor: ask for a retry once every response interceptor ran."""
+        self._retry = True
+
+    def __repr__(self) -> str:
+        return f"Response(status={self.status}, body={self.body!r}, headers={self.headers!r})"
+
+
+class _Redirect:
+    def __init__(self, uri: Optional[str] = None, name: Optional[str] = None,
+                 params: Optional[dict[str, str]] = None) -> None:
+        self.uri, self.name, self.params = uri, name, params or {}
+
+
+class Request:
+    """A request as the pipeline sees it. `metadata` and `params` may be changed by interceptors
+    and filters; `state` is shared by the whole resolve."""
+
+    def __init__(self, pointer: int, state: dict[str, Any]) -> None:
+        p = pointer
+        self._pointer = p
+        self.uri: str = text(lib.ilk_request_uri(p)) or ""
+        self.method: Optional[str] = text(lib.ilk_request_method(p))
+        self.scheme: Optional[str] = text(lib.ilk_request_scheme(p))
+        self.host: Optional[str] = text(lib.ilk_request_host(p))
+        self.port: Optional[str] = text(lib.ilk_request_port(p))
+        self.path: str = text(lib.ilk_request_path(p)) or "/"
+        self.fragment: Optional[str] = text(lib.ilk_request_fragment(p))
+        self.route_id: Optional[int] = lib.ilk_request_route_id(p) or None
+        self.pattern: Optional[str] = text(lib.ilk_request_pattern(p))
+        self.route: Optional[str] = None
+        self.params: dict[str, str] = _pairs(p, lib.ilk_request_param_count, lib.ilk_request_param_at)
+        self.query = QueryDict(_pair_list(p, lib.ilk_request_query_count, lib.ilk_request_query_at))
+        self.metadata: dict[str, str] = _pairs(p, lib.ilk_request_metadata_count, lib.ilk_request_metadata_at)
+        self.state = state
+        self._seen = (dict(self.params), dict(self.metadata))
+
+    def redirect(self, uri: str) -> Any:
+        """From a filter: `return request.redirect(uri)` runs the pipeline again for `uri`."""
+        return _Redirect(uri=uri)
+
+    def redirect_to(self, name: str, **params: Any) -> Any:
+        """From a filter: redirect to the named route, its URI built from `params`."""
+        return _Redirect(name=name, params={k: str(v) for k, v in params.items()})
+
+    def _sync(self, pointer: int) -> None:
+        """Writes changed parameters and metadata back to the library's request."""
+        params, metadata = self._seen
+        for k, v in self.params.items():
+            if params.get(k) != v:
+                lib.ilk_request_set_param(pointer, _b(k), _b(str(v)))
+        for k, v in self.metadata.items():
+            if metadata.get(k) != v:
+                lib.ilk_request_set_metadata(pointer, _b(k), _b(str(v)))
+        for k in metadata:
+            if k not in self.metadata:
+                lib.ilk_request_set_metadata(pointer, _b(k), None)
+        self._seen = (dict(self.params), dict(self.metadata))
+
+    def __repr__(self) -> str:
+        return f"Request({self.method or '*'} {self.uri!r}, route={self.route!r}, params={self.params!r})"
+
+
+def _pair_list(p: int, count: Any, at: Any) -> list[tuple[str, str]]:
+    out = []
+    k, v = c_char_p(), c_char_p()
+    for i in range(count(p)):
+        at(p, i, byref(k), byref(v))
+        out.append((text(k.value) or "", text(v.value) or ""))
+    return out
+
+
+def _pairs(p: int, count: Any, at: Any) -> dict[str, str]:
+    return dict(_pair_list(p, count, at))
+
+
+@dataclass(frozen=True)
+class TraceEntry:
+    """One stage that ran: its stage, the name of what ran, and what it decided."""
+
+    stage: str
+    name: str
+    decision: str
+
+
+@dataclass
+class Result:
+    """What `Router.resolve` produced."""
+
+    status: Status
+    response: Response
+    route: Optional[str]
+    route_id: Optional[int]
+    pattern: Optional[str]
+    params: dict[str, str]
+    query: QueryDict
+    redirects: list[str]
+    state: dict[str, Any]
+    trace: list[TraceEntry]
+    error: Optional[str]
+    allowed: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Match:
+    """A route that matched (`Router.match`)."""
+
+    route_id: int
+    route: Optional[str]
+    pattern: str
+    params: dict[str, str]
+
+
+# ----------------------------------------------------------------------------------------------
+# Interceptors as values
+
+
+class _Composite:
+    def __init__(self, parts: Sequence[Any]) -> None:
+        if not parts:
+            raise ValueError("nothing to chain")
+        self.parts = list(parts)
+
+
+def chain_before(a: Any, b: Any) -> Any:
+    """`a` then `b`, as one interceptor."""
+    return _Composite([a, b])
+
+
+def chain_after(a: Any, b: Any) -> Any:
+    """`b` then `a`: `a` chained after `b`."""
+    return _Composite([b, a])
+
+
+def chain_in_order(interceptors: Iterable[Any]) -> Any:
+    """The interceptors one after the other, as one interceptor."""
+    return _Composite(list(interceptors))
+
+
+class LoggingInterceptor:
+    """The library's logger: one line per request and per response, to `sink(line)` or stderr.
+    Add it as a request interceptor, a response interceptor, or both."""
+
+    def __init__(self, sink: Optional[Callable[[str], None]] = None) -> None:
+        self.sink = sink
+        self._sides: Optional[tuple[int, int, Any]] = None
+
+
+class ValidateStatus:
+    """The library's status validator: aborts a response whose status is outside `allowed`."""
+
+    def __init__(self, allowed: range = range(200, 300)) -> None:
+        if allowed.step != 1 or len(allowed) == 0:
+            raise ValueError("allowed must be a non-empty range with step 1")
+        self.allowed = allowed
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-resolve context: Python state and the first exception a callback raised
+
+
+class _Context:
+    __slots__ = ("state", "exception")
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+        self.exception: Optional[BaseException] = None
+
+
+_local = threading.local()
+
+
+def _context() -> _Context:
+    stack = getattr(_local, "stack", None)
+    if stack:
+        return stack[-1]
+    return _Context()   # a callback outside any resolve (a replay from C): private state
+
+
+# ----------------------------------------------------------------------------------------------
+# The router
+
+
+class _MatchSlot:
+    def __init__(self) -> None:
+        handle = c_void_p()
+        _check(lib.ilk_match_new(byref(handle)))
+        batch = c_void_p()
+        _check(lib.ilk_match_batch_new(byref(batch)))
+        self.handle, self.batch = handle, batch
+        self._finalizer = weakref.finalize(self, _free_slot, handle.value, batch.value)
+
+
+def _free_slot(handle: int, batch: int) -> None:
+    lib.ilk_match_free(handle)
+    lib.ilk_match_batch_free(batch)
+
+
+Destination = Callable[[Request], Any]
+
+
+class Router:
+    """A route table with its pipeline. Safe to use from several threads at once."""
+
+    def __init__(self, case_insensitive: bool = False, strict_slash: bool = False) -> None:
+        handle = c_void_p()
+        flags = (n.CASE_INSENSITIVE if case_insensitive else 0) | (n.STRICT_SLASH if strict_slash else 0)
+        _check(lib.ilk_router_new(byref(handle), flags))
+        self._handle = handle
+        self._keep: list[Any] = []          # callbacks the library holds, alive as long as the router
+        self._lock = threading.Lock()
+        self._slots = threading.local()
+        self._routes: dict[int, tuple[Optional[str], str]] = {}
+        self._finalizer = weakref.finalize(self, lib.ilk_router_free, handle.value)
+
+    # -- lifecycle
+
+    def close(self) -> None:
+        """Frees the library's router now (also done when the router is garbage-collected)."""
+        self._finalizer()
+        self._keep.clear()
+
+    def __enter__(self) -> "Router":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def _h(self) -> int:
+        if not self._finalizer.alive:
+            raise InvalidArgumentError("router is closed", n.EINVAL)
+        return self._handle.value  # type: ignore[return-value]
+
+    def _retain(self, callback: Any) -> Any:
+        with self._lock:
+            self._keep.append(callback)
+        return callback
+
+    # -- routes
+
+    def add_route(self, pattern: str, fn: Optional[Destination] = None, name: Optional[str] = None,
+                  guard: Optional[Callable[[Request], bool]] = None) -> int:
+        """Adds a route; returns its id. Raises PatternError (with `offset`) or ConflictError."""
+        callback = self._retain(n.DESTINATION_FN(_destination(self, fn))) if fn is not None else n.DESTINATION_FN()
+        route_id = c_uint32()
+        if name is None:
+            _check(lib.ilk_router_add_route(self._h, _b(pattern), callback, None, None, byref(route_id)))
+        else:
+            _check(lib.ilk_router_add_named_route(self._h, _b(pattern), _b(name), callback, None, None, byref(route_id)))
+        if guard is not None:
+            self._set_guard(route_id.value, guard)
+        return route_id.value
+
+    def route(self, pattern: str, name: Optional[str] = None,
+              guard: Optional[Callable[[Request], bool]] = None) -> Callable[[Destination], Destination]:
+        """Decorator form of `add_route`."""
+        def register(fn: Destination) -> Destination:
+            self.add_route(pattern, fn, name=name, guard=guard)
+            return fn
+        return register
+
+    def default(self, fn: Destination) -> Destination:
+        """Decorator: the destination for requests no route matched."""
+        callback = self._retain(n.DESTINATION_FN(_destination(self, fn)))
+        _check(lib.ilk_router_set_default(self._h, callback, None, None))
+        return fn
+
+    def _set_guard(self, route_id: int, guard: Callable[[Request], bool]) -> None:
+        def call(pointer: int, _userdata: Any) -> int:
+            ctx = _context()
+            try:
+                request = self._request(pointer, ctx)
+                return 1 if guard(request) else 0
+            except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
+                return _failed(ctx, error, pointer)
+        _check(lib.ilk_router_set_guard(self._h, route_id, self._retain(n.GUARD_FN(call)), None, None))
+
+    def _route_info(self, route_id: int) -> tuple[Optional[str], str]:
+        info = self._routes.get(route_id)
+        if info is None:
+            name, pattern = c_char_p(), c_char_p()
+            _check(lib.ilk_router_route_name(self._h, route_id, byref(name)))
+            _check(lib.ilk_router_route_pattern(self._h, route_id, byref(pattern)))
+            info = (text(name.value), text(pattern.value) or "")
+            self._routes[route_id] = info
+        return info
+
+    def _request(self, pointer: int, ctx: _Context) -> Request:
+        request = Request(pointer, ctx.state)
+        if request.route_id:
+            request.route = self._route_info(request.route_id)[0]
+        return request
+
+    def __len__(self) -> int:
+        return int(lib.ilk_router_route_count(self._h))
+
+    # -- the fast path
+
+    def _slot(self) -> _MatchSlot:
+        slot = getattr(self._slots, "slot", None)
+        if slot is None:
+            slot = self._slots.slot = _MatchSlot()
+        return slot
+
+    def match(self, uri: str, method: Optional[str] = None) -> Optional[Match]:
+        """The route `uri` matches, or None (no route, or only under other methods). No Python
+        callback runs. Raises URIError for a malformed URI."""
+        slot = self._slot()
+        data = uri.encode("utf-8")
+        rc = lib.ilk_router_match(self._h, _b(method), data, len(data), slot.handle)
+        if rc != n.OK:
+            if rc < 0:
+                _raise(rc)
+            return None
+        m = slot.handle
+        params: dict[str, str] = {}
+        name, value = c_char_p(), c_char_p()
+        for i in range(lib.ilk_match_param_count(m)):
+            lib.ilk_match_param_at(m, i, byref(name), None, byref(value), None)
+            params[text(name.value) or ""] = text(value.value) or ""
+        route_id = lib.ilk_match_route_id(m)
+        route_name, pattern = self._route_info(route_id)
+        return Match(route_id, route_name, pattern, params)
+
+    def match_many(self, uris: Sequence[str], method: Optional[str] = None) -> list[Optional[Match]]:
+        """`match` for a whole sequence in one call into the library. Raises URIError for the
+        first malformed URI (the message names its index)."""
+        slot = self._slot()
+        encoded = [u.encode("utf-8") for u in uris]
+        count = len(encoded)
+        array = (c_char_p * count)(*encoded)
+        lengths = (c_size_t * count)(*map(len, encoded))
+        _check(lib.ilk_router_match_many(self._h, _b(method), array, lengths, count, slot.batch))
+        statuses = ctypes.POINTER(ctypes.c_int32)()
+        ids = ctypes.POINTER(ctypes.c_uint32)()
+        offsets = ctypes.POINTER(ctypes.c_size_t)()
+        lib.ilk_match_batch_arrays(slot.batch, byref(statuses), byref(ids), byref(offsets))
+        size = c_size_t()
+        pointer = lib.ilk_match_batch_text(slot.batch, byref(size))
+        blob = ctypes.string_at(pointer, size.value) if size.value else b""
+        out: list[Optional[Match]] = []
+        for i in range(count):
+            status = statuses[i]
+            if status == n.OK:
+                parts = blob[offsets[i]:offsets[i + 1]].split(b"\0")[:-1]
+                params = {parts[k].decode(): parts[k + 1].decode() for k in range(0, len(parts), 2)}
+                route_name, pattern = self._route_info(ids[i])
+                out.append(Match(ids[i], route_name, pattern, params))
+            elif status < 0:
+                message = blob[offsets[i]:offsets[i + 1]].rstrip(b"\0").decode()
+                raise URIError(f"URI {i}: {message}", status, None)
+            else:
+                out.append(None)
+        return out
+
+    # -- the pipeline
+
+    def add_filter(self, fn: Callable[[Request, Callable[[Request], Response]], Any]) -> Callable[..., Any]:
+        """Appends a filter `fn(request, next)`: return `next(request)` (possibly changed) to
+        continue, return without calling it to stop, or return `request.redirect(uri)` /
+        `request.redirect_to(name, **params)` to redirect."""
+        router = self
+
+        def call(request_pointer: int, chain: int, _userdata: Any) -> int:
+            ctx = _context()
+            try:
+                request = router._request(request_pointer, ctx)
+                called: list[bool] = []
+
+                def next_(req: Request) -> Response:
+                    req._sync(request_pointer)
+                    rc = lib.ilk_filter_chain_next(chain, request_pointer)
+                    called.append(True)
+                    if rc < 0:
+                        if ctx.exception is not None:
+                            raise ctx.exception
+                        raise CallbackError(text(lib.ilk_errmsg()) or "next failed", rc)
+                    response = _read_response(lib.ilk_filter_chain_response(chain))
+                    response.request = req
+                    return response
+
+                returned = fn(request, next_)
+                if isinstance(returned, _Redirect):
+                    if returned.uri is not None:
+                        lib.ilk_filter_chain_redirect(chain, _b(returned.uri))
+                    else:
+                        names, values = _name_value_arrays(returned.params)
+                        lib.ilk_filter_chain_redirect_to_route(chain, _b(returned.name), names, values, len(returned.params))
+                    return n.REDIRECT
+                if not called:
+                    return n.STOP
+                if isinstance(returned, Response):
+                    _write_response(lib.ilk_filter_chain_response(chain), returned)
+                return n.CONTINUE
+            except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
+                return _failed(ctx, error, request_pointer)
+
+        _check(lib.ilk_router_add_filter(self._h, _b(getattr(fn, "__name__", None)),
+                                         self._retain(n.FILTER_FN(call)), None, None))
+        return fn
+
+    filter = add_filter
+
+    def add_request_interceptor(self, interceptor: Any, route: Union[int, str, None] = None) -> None:
+        """Adds a request interceptor (`fn(request)`, an object with `intercept(request)`, a
+        composition or a built-in) globally or to a route's scope (its name or id)."""
+        self._add_interceptor(interceptor, route, response=False)
+
+    def add_response_interceptor(self, interceptor: Any, route: Union[int, str, None] = None) -> None:
+        """Adds a response interceptor (`fn(response)`, an object with `intercept(response)`, a
+        composition or a built-in) globally or to a route's scope (its name or id)."""
+        self._add_interceptor(interceptor, route, response=True)
+
+    def _route_id(self, route: Union[int, str, None]) -> int:
+        if route is None:
+            return 0
+        if isinstance(route, int):
+            return route
+        for route_id in range(1, len(self) + 1):
+            if self._route_info(route_id)[0] == route:
+                return route_id
+        raise UnknownRouteError(f"no route is named '{route}'", n.ENOROUTE)
+
+    def _add_interceptor(self, interceptor: Any, route: Union[int, str, None], response: bool) -> None:
+        route_id = self._route_id(route)
+        handle = self._interceptor(interceptor, response)
+        try:
+            _check(lib.ilk_router_add_interceptor(self._h, handle, route_id))
+        finally:
+            lib.ilk_interceptor_free(handle)
+
+    def _interceptor(self, item: Any, response: bool) -> int:
+        """A new library interceptor handle for `item` (the caller frees it)."""
+        out = c_void_p()
+        if isinstance(item, _Composite):
+            handles = [self._interceptor(part, response) for part in item.parts]
+            try:
+                _check(lib.ilk_interceptor_chain_in_order(byref(out), (c_void_p * len(handles))(*handles), len(handles)))
+            finally:
+                for h in handles:
+                    lib.ilk_interceptor_free(h)
+            return out.value  # type: ignore[return-value]
+        if isinstance(item, ValidateStatus):
+            _check(lib.ilk_interceptor_new_validate_status(byref(out), item.allowed.start, item.allowed.stop - 1))
+            return out.value  # type: ignore[return-value]
+        if isinstance(item, LoggingInterceptor):
+            request_side, response_side = c_void_p(), c_void_p()
+            sink = item.sink
+            log = self._retain(n.LOG_FN(lambda line, _u: sink(text(line) or ""))) if sink else n.LOG_FN()
+            _check(lib.ilk_interceptor_new_logging(byref(request_side), byref(response_side), log, None, None))
+            keep, drop = (response_side, request_side) if response else (request_side, response_side)
+            lib.ilk_interceptor_free(drop)
+            return keep.value  # type: ignore[return-value]
+        fn = getattr(item, "intercept", item)
+        if not callable(fn):
+            raise TypeError(f"not an interceptor: {item!r}")
+        label = _b(getattr(item, "__name__", type(item).__name__))
+        router = self
+        if response:
+            def call_response(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
+                ctx = _context()
+                try:
+                    request = router._request(request_pointer, ctx)
+                    current = _read_response(response_pointer)
+                    current.request = request
+                    before = (current.status, current.body, list(current.headers))
+                    fn(current)
+                    if (current.status, current.body, current.headers) != before:
+                        _write_response(response_pointer, current)
+                    return n.RETRY if current._retry else n.CONTINUE
+                except Abort as abort:
+                    lib.ilk_response_set_error(response_pointer, _b(abort.reason))
+                    return n.ABORT
+                except BaseException as error:  # noqa: BLE001
+                    return _failed(ctx, error, request_pointer)
+            _check(lib.ilk_interceptor_new_response(byref(out), label, self._retain(n.RESPONSE_INTERCEPTOR_FN(call_response)), None, None))
+        else:
+            def call_request(request_pointer: int, _userdata: Any) -> int:
+                ctx = _context()
+                try:
+                    request = router._request(request_pointer, ctx)
+                    fn(request)
+                    request._sync(request_pointer)
+                    return n.CONTINUE
+                except Abort as abort:
+                    lib.ilk_request_set_error(request_pointer, _b(abort.reason))
+                    return n.ABORT
+                except BaseException as error:  # noqa: BLE001
+                    return _failed(ctx, error, request_pointer)
+            _check(lib.ilk_interceptor_new_request(byref(out), label, self._retain(n.REQUEST_INTERCEPTOR_FN(call_request)), None, None))
+        return out.value  # type: ignore[return-value]
+
+    def set_limits(self, redirects: int = 8, retries: int = 3) -> None:
+        """How many redirects and retries one resolve may take."""
+        _check(lib.ilk_router_set_limits(self._h, redirects, retries))
+
+    def resolve(self, uri: str, method: Optional[str] = None) -> Result:
+        """Runs the pipeline for `uri`. A Python exception raised by any callback is re-raised
+        here with its own type and traceback; URIError for a malformed URI."""
+        data = uri.encode("utf-8")
+        return self._run(lambda out: lib.ilk_router_resolve(self._h, _b(method), data, len(data), out))
+
+    def _run(self, call: Callable[[Any], int]) -> Result:
+        ctx = _Context()
+        stack = getattr(_local, "stack", None)
+        if stack is None:
+            stack = _local.stack = []
+        stack.append(ctx)
+        out = c_void_p()
+        try:
+            rc = call(byref(out))
+        finally:
+            stack.pop()
+        if out.value is None:
+            if ctx.exception is not None:
+                raise ctx.exception
+            if rc < 0:
+                _raise(rc)
+            return None  # type: ignore[return-value]  (replay with nothing pending)
+        try:
+            if ctx.exception is not None:
+                raise ctx.exception
+            return self._result(out.value, rc, ctx)
+        finally:
+            lib.ilk_result_free(out.value)
+
+    def _result(self, r: int, rc: int, ctx: _Context) -> Result:
+        request_pointer = lib.ilk_result_request(r)
+        request = self._request(request_pointer, ctx)
+        size = c_size_t()
+        body_pointer = lib.ilk_result_body(r, byref(size))
+        body = ctypes.string_at(body_pointer, size.value) if size.value else b""
+        headers = _pair_list(r, lib.ilk_result_header_count, lib.ilk_result_header_at)
+        response = Response(lib.ilk_result_response_status(r), body, headers)
+        response.request = request
+        trace = []
+        stage, name, decision = c_char_p(), c_char_p(), c_char_p()
+        for i in range(lib.ilk_result_trace_count(r)):
+            lib.ilk_result_trace_at(r, i, byref(stage), byref(name), byref(decision))
+            trace.append(TraceEntry(text(stage.value) or "", text(name.value) or "", text(decision.value) or ""))
+        return Result(
+            status=Status(rc), response=response, route=request.route, route_id=request.route_id,
+            pattern=request.pattern, params=request.params, query=request.query,
+            redirects=[text(lib.ilk_result_redirect_at(r, i)) or "" for i in range(lib.ilk_result_redirect_count(r))],
+            state=ctx.state, trace=trace, error=text(lib.ilk_result_error(r)),
+            allowed=[text(lib.ilk_result_allowed_at(r, i)) or "" for i in range(lib.ilk_result_allowed_count(r))])
+
+    # -- pending link and URLs
+
+    @property
+    def pending_link(self) -> Optional[str]:
+        """The last URI a guard refused, if not taken or replayed since."""
+        return self._copy_link(lib.ilk_router_pending_link)
+
+    def take_pending_link(self) -> Optional[str]:
+        """The pending link, cleared."""
+        return self._copy_link(lib.ilk_router_take_pending_link)
+
+    def _copy_link(self, function: Any) -> Optional[str]:
+        size = 256
+        while True:
+            buffer = ctypes.create_string_buffer(size)
+            length = function(self._h, buffer, size)
+            if length == 0:
+                return None
+            if length < size:
+                return buffer.value.decode("utf-8")
+            size = length + 1
+
+    def replay_pending_link(self) -> Optional[Result]:
+        """Resolves the pending link again (None if there is none); it stays cleared unless refused again."""
+        return self._run(lambda out: lib.ilk_router_replay_pending_link(self._h, out))
+
+    def url_for(self, name: str, **params: Any) -> str:
+        """The URI of the named route with these parameter values (encoded, constraints checked)."""
+        values = {k: str(v) for k, v in params.items()}
+        names_array, values_array = _name_value_arrays(values)
+        length = c_size_t()
+        size = 256
+        while True:
+            buffer = ctypes.create_string_buffer(size)
+            rc = lib.ilk_router_url_for(self._h, _b(name), names_array, values_array, len(values), buffer, size, byref(length))
+            if rc == n.OK:
+                return buffer.value.decode("utf-8")
+            if rc == n.EINVAL and length.value >= size:
+                size = length.value + 1
+                continue
+            _raise(rc)
+
+
+# ----------------------------------------------------------------------------------------------
+# Callback plumbing
+
+
+def _failed(ctx: _Context, error: BaseException, request_pointer: int) -> int:
+    if ctx.exception is None:
+        ctx.exception = error
+    lib.ilk_request_set_error(request_pointer, _b(f"{type(error).__name__}: {error}"))
+    return -1
+
+
+def _name_value_arrays(values: Mapping[str, str]) -> tuple[Any, Any]:
+    keys = list(values)
+    names = (c_char_p * max(len(keys), 1))(*[k.encode() for k in keys])
+    vals = (c_char_p * max(len(keys), 1))(*[values[k].encode() for k in keys])
+    return names, vals
+
+
+def _read_response(pointer: int) -> Response:
+    size = c_size_t()
+    body_pointer = lib.ilk_response_body(pointer, byref(size))
+    body = ctypes.string_at(body_pointer, size.value) if size.value else b""
+    return Response(lib.ilk_response_status(pointer), body,
+                    _pair_list(pointer, lib.ilk_response_header_count, lib.ilk_response_header_at))
+
+
+def _write_response(pointer: int, response: Response) -> None:
+    lib.ilk_response_set_status(pointer, int(response.status))
+    lib.ilk_response_set_body(pointer, response.body, len(response.body))
+    lib.ilk_response_clear_headers(pointer)
+    for k, v in response.headers:
+        lib.ilk_response_add_header(pointer, _b(k), _b(v))
+
+
+def _destination(router: "Router", fn: Destination) -> Callable[[int, int, Any], int]:
+    def call(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
+        ctx = _context()
+        try:
+            request = router._request(request_pointer, ctx)
+            returned = fn(request)
+            if returned is None:
+                return n.OK
+            if isinstance(returned, bool):
+                raise TypeError("a destination returns None, an int, str, bytes or Response, not bool")
+            if isinstance(returned, int):
+                lib.ilk_response_set_status(response_pointer, returned)
+            elif isinstance(returned, (str, bytes, bytearray)):
+                body = returned.encode("utf-8") if isinstance(returned, str) else bytes(returned)
+                lib.ilk_response_set_body(response_pointer, body, len(body))
+            elif isinstance(returned, Response):
+                _write_response(response_pointer, returned)
+            else:
+                raise TypeError(f"a destination returns None, an int, str, bytes or Response, not {type(returned).__name__}")
+            return n.OK
+        except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
+            return _failed(ctx, error, request_pointer)
+    return call

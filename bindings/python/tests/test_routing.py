@@ -1,0 +1,101 @@
+import re
+
+import pytest
+
+import interlock
+
+
+def filled(path: str, i: int) -> tuple[str, dict[str, str]]:
+    values: dict[str, str] = {}
+
+    def fill(m: re.Match) -> str:
+        values[m.group(1)] = f"v-{m.group(1)}-{i}"
+        return values[m.group(1)]
+
+    return re.sub(r":(\w+)", fill, path), values
+
+
+def test_github_routes_through_match_and_match_many(github_routes):
+    router = interlock.Router()
+    for i, (method, path) in enumerate(github_routes):
+        assert router.add_route(f"{method} {path}", name=f"r{i}") == i + 1
+    assert len(router) == 203
+    uris, expected = [], []
+    for i, (method, path) in enumerate(github_routes):
+        uri, values = filled(path, i)
+        m = router.match(uri, method)
+        assert m is not None and m.route_id == i + 1 and m.params == values
+        assert m.route == f"r{i}" and m.pattern == f"{method} {path}"
+        if method == "GET":
+            uris.append(uri)
+            expected.append((i + 1, values))
+    many = router.match_many(uris + ["/nothing/here"], "GET")
+    assert [(m.route_id, m.params) for m in many[:-1]] == expected
+    assert many[-1] is None
+    assert router.match("/repos/a/b/stargazers", "PATCH") is None
+
+
+def test_precedence_and_normalization():
+    router = interlock.Router()
+    profile = router.add_route("/users/:id/profile")
+    settings = router.add_route("/users/admin/settings")
+    files = router.add_route("/files/*path")
+    assert router.match("/users/admin/settings").route_id == settings
+    assert router.match("/users/admin/profile").route_id == profile
+    assert router.match("/files/a/b%2Fc").params == {"path": "a/b/c"}
+    assert router.match("//users/./x/../bob/profile/").route_id == profile
+    assert files
+
+
+def test_options():
+    loose = interlock.Router(case_insensitive=True)
+    loose.add_route("/Users/:id")
+    assert loose.match("/uSERS/1") is not None
+    strict = interlock.Router(strict_slash=True)
+    slash = strict.add_route("/a/")
+    plain = strict.add_route("/a")
+    assert strict.match("/a/").route_id == slash and strict.match("/a").route_id == plain
+
+
+def test_errors_carry_messages_and_offsets():
+    router = interlock.Router()
+    with pytest.raises(interlock.PatternError) as e:
+        router.add_route("/a/:id/:id")
+    assert e.value.offset == 7 and "duplicate" in e.value.message
+    assert isinstance(e.value, interlock.Error) and e.value.code == -2
+    router.add_route("GET /users/:id")
+    with pytest.raises(interlock.ConflictError, match="GET /users/:id"):
+        router.add_route("GET /users/:name")
+    with pytest.raises(interlock.URIError) as u:
+        router.match("/users/%G1")
+    assert u.value.offset == 7
+    with pytest.raises(interlock.URIError):
+        router.resolve("/users/%4")
+    with pytest.raises(interlock.URIError, match="URI 1"):
+        router.match_many(["/users/1", "/bad%zz"])
+    with pytest.raises(interlock.InvalidArgumentError):
+        router.match("/users/1", "BAD METHOD")
+
+
+def test_url_for_round_trips():
+    router = interlock.Router()
+    router.add_route("/search(/:q(/page/:n(\\d+)))", name="search")
+    router.add_route("myapp://user/:id(\\d+)", name="user")
+    uri = router.url_for("search", q="café au lait", n=2)
+    assert uri == "/search/caf%C3%A9%20au%20lait/page/2"
+    assert router.match(uri).params == {"q": "café au lait", "n": "2"}
+    assert router.url_for("search") == "/search"
+    assert router.url_for("user", id=7) == "myapp://user/7"
+    with pytest.raises(interlock.InvalidArgumentError, match="constraint"):
+        router.url_for("user", id="x")
+    with pytest.raises(interlock.UnknownRouteError):
+        router.url_for("nope")
+    long_value = "x" * 1000
+    assert router.url_for("search", q=long_value).endswith(long_value)
+
+
+def test_closed_router():
+    router = interlock.Router()
+    router.close()
+    with pytest.raises(interlock.InvalidArgumentError):
+        router.match("/a")

@@ -436,9 +436,14 @@ class Router:
 
     def route(self, pattern: str, name: Optional[str] = None,
               guard: Optional[Callable[[Request], bool]] = None) -> Callable[[Destination], Destination]:
-        """Decorator form of `add_route`."""
+        """Decorator form of `add_route`: returns the function, with the route's id as its
+        `route_id` attribute."""
         def register(fn: Destination) -> Destination:
-            self.add_route(pattern, fn, name=name, guard=guard)
+            route_id = self.add_route(pattern, fn, name=name, guard=guard)
+            try:
+                fn.route_id = route_id  # type: ignore[attr-defined]
+            except AttributeError:
+                pass
             return fn
         return register
 

@@ -26,6 +26,7 @@ def test_destination_return_types_and_request_fields():
                     method=request.method, route=request.route, pattern=request.pattern, params=request.params,
                     tags=request.query.getall("tag"), first=request.query["tag"], flag=request.query["flag"])
 
+    assert product.route_id == 6
     result = router.resolve("HTTPS://Shop.Example.com/p/caf%C3%A9?tag=a&tag=b+c&flag#top", "GET")
     assert result.status is Status.OK and result.route == "product" and result.params == {"sku": "café"}
     assert seen == dict(scheme="https", host="shop.example.com", path="/p/caf%C3%A9", fragment="top", method="GET",

@@ -168,17 +168,26 @@ public func ilk_router_match(
     _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
     _ m: OpaquePointer?
 ) -> Int32 {
-    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let router else { return invalid("router is NULL") }
     guard let uri else { return invalid("uri is NULL") }
-    guard let h = handle(m, as: MatchHandle.self) else { return invalid("match is NULL") }
-    let uriBuffer = UnsafeRawBufferPointer(start: uri, count: uriLength)
+    guard let m else { return invalid("match is NULL") }
+    // Guaranteed references: no reference counting on the router, which every thread shares.
+    return Unmanaged<RouterHandle>.fromOpaque(UnsafeRawPointer(router))._withUnsafeGuaranteedRef { r in
+        Unmanaged<MatchHandle>.fromOpaque(UnsafeRawPointer(m))._withUnsafeGuaranteedRef { h in
+            r.router.withGuaranteedReference { routerObject in
+                matchThrough(routerObject, h.matcher, method, UnsafeRawBufferPointer(start: uri, count: uriLength))
+            }
+        }
+    }
+}
+
+private func matchThrough(_ router: Router, _ matcher: Matcher, _ method: UnsafePointer<CChar>?, _ uri: UnsafeRawBufferPointer) -> Int32 {
     do {
         let outcome: MatchOutcome
         if let method {
-            let methodBuffer = UnsafeRawBufferPointer(start: method, count: strlen(method))
-            outcome = try h.matcher.match(r.router, method: methodBuffer, uri: uriBuffer)
+            outcome = try matcher.match(router, method: UnsafeRawBufferPointer(start: method, count: strlen(method)), uri: uri)
         } else {
-            outcome = try h.matcher.match(r.router, method: nil, uri: uriBuffer)
+            outcome = try matcher.match(router, method: nil, uri: uri)
         }
         switch outcome {
         case .matched: return ILK_OK

@@ -14,6 +14,12 @@ let unitBudget = 30_000
 final class Unit: @unchecked Sendable {
     let code: PCRE2Code
     let leaves: [UnitLeaf]
+    // The lookup path reads these instead of the objects above: touching an object shared by
+    // threads means an atomic reference-count update on a shared cache line, which serializes
+    // lookups on different cores.
+    let raw: OpaquePointer
+    let jitted: Bool
+    let leafRefs: UnsafeMutablePointer<Unmanaged<UnitLeaf>>
     /// The regex source, for the enumerating variant.
     private let source: [UInt8]
     /// The same regex with a callout after every mark, compiled on first need: it lists every
@@ -25,7 +31,13 @@ final class Unit: @unchecked Sendable {
         code = try PCRE2Code(emitter.out)
         leaves = emitter.leaves
         source = emitter.out
+        raw = code.code
+        jitted = code.jitted
+        leafRefs = .allocate(capacity: max(leaves.count, 1))
+        for (i, leaf) in leaves.enumerated() { leafRefs[i] = Unmanaged.passUnretained(leaf) }
     }
+
+    deinit { leafRefs.deallocate() }
 
     func enumerationCode() throws(InterlockError) -> PCRE2Code {
         try enumerating.withLock { (slot: inout PCRE2Code?) throws(InterlockError) -> PCRE2Code in

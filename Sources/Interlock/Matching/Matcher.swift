@@ -40,6 +40,9 @@ public final class Matcher {
     private var tableSerial: UInt64 = 0
     private var tableGeneration: UInt64 = 0
     private var tableRoot: CompiledNode? = nil
+    // The root again, unmanaged: the lookup path must not touch shared reference counts.
+    private var rootUnit: Unmanaged<Unit>? = nil
+    private var rootDispatch: Unmanaged<Dispatch>? = nil
     private var strictSlash = false
 
     // The last answer. Unowned: the table this matcher holds (`tableRoot`) keeps them alive, and
@@ -102,6 +105,10 @@ public final class Matcher {
             matchData = pcre2_match_data_create_8(UInt32(ovectorPairs), nil)
         }
         tableRoot = table.root
+        switch table.root {
+        case .unit(let u): rootUnit = .passUnretained(u); rootDispatch = nil
+        case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil
+        }
         tableGeneration = table.generation
         tableSerial = router.serial
         strictSlash = router.options.contains(.strictSlash)
@@ -116,7 +123,7 @@ public final class Matcher {
         if router.serial != tableSerial || router.generation.load(ordering: .acquiring) != tableGeneration || tableRoot == nil {
             try refresh(router)
         }
-        guard let root = tableRoot else { return .notFound }
+        guard tableRoot != nil else { return .notFound }
         if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
             subject.deallocate(); decoded.deallocate()
             subjectCapacity = Matcher.subjectBytes(uri.count)
@@ -146,7 +153,7 @@ public final class Matcher {
         subjectLength = n
 
         spanCount = 0
-        if try matchNode(root, at: 0) { return .matched }
+        if try matchRoot() { return .matched }
         guard methodLength > 0 else { return .notFound }
 
         // Method not allowed? Match again with no method, letting a callout list every leaf whose
@@ -163,9 +170,19 @@ public final class Matcher {
             leaf = nil
         }
         spanCount = 0
-        _ = try matchNode(root, at: 0)
+        _ = try matchRoot()
         allowedCount = allowedRoutes.count
         return allowedCount == 0 ? .notFound : .methodNotAllowed
+    }
+
+    @inline(__always) private func matchRoot() throws(InterlockError) -> Bool {
+        var result: Result<Bool, InterlockError> = .success(false)
+        if let u = rootUnit {
+            u._withUnsafeGuaranteedRef { unit in result = Result { () throws(InterlockError) in try run(unit, at: 0) } }
+        } else if let d = rootDispatch {
+            d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
+        }
+        return try result.get()
     }
 
     @inline(__always) private func matchNode(_ node: CompiledNode, at p: Int) throws(InterlockError) -> Bool {
@@ -210,9 +227,13 @@ public final class Matcher {
 
     /// Runs a regex at `p`; true if it matched.
     @inline(__always) private func run(_ code: PCRE2Code, at p: Int) throws(InterlockError) -> Bool {
-        let rc = code.jitted
-            ? pcre2_jit_match_8(code.code, subject, subjectLength, p, 0, matchData, matchContext)
-            : pcre2_match_8(code.code, subject, subjectLength, p, 0, matchData, matchContext)
+        try run(raw: code.code, jitted: code.jitted, at: p)
+    }
+
+    @inline(__always) private func run(raw: OpaquePointer, jitted: Bool, at p: Int) throws(InterlockError) -> Bool {
+        let rc = jitted
+            ? pcre2_jit_match_8(raw, subject, subjectLength, p, 0, matchData, matchContext)
+            : pcre2_match_8(raw, subject, subjectLength, p, 0, matchData, matchContext)
         if rc >= 0 { return true }
         if rc == PCRE2_ERROR_NOMATCH { return false }
         throw InterlockError(.limit, "matching stopped: " + PCRE2Code.message(rc))
@@ -223,9 +244,9 @@ public final class Matcher {
             enumeratingUnit = unit
             return try run(unit.enumerationCode(), at: p)
         }
-        guard try run(unit.code, at: p) else { return false }
+        guard try run(raw: unit.raw, jitted: unit.jitted, at: p) else { return false }
         guard let mark = pcre2_get_mark_8(matchData) else { return false }
-        record(unit.leaves[Matcher.markIndex(mark)])
+        unit.leafRefs[Matcher.markIndex(mark)]._withUnsafeGuaranteedRef { record($0) }
         return true
     }
 
@@ -238,7 +259,7 @@ public final class Matcher {
     /// Copies the winning leaf's parameters out, percent-decoded, into the decode buffer.
     private func record(_ leaf: UnitLeaf) {
         self.leaf = leaf
-        let count = leaf.names.count
+        let count = leaf.parameterCount
         let fromSpans = count - leaf.groupCount
         let ovector = pcre2_get_ovector_pointer_8(matchData)!
         let groups = leaf.groups

@@ -24,10 +24,13 @@ final class UnitLeaf: @unchecked Sendable {
     /// Capture group numbers, flat, so that reading them costs no reference counting.
     let groups: UnsafeMutablePointer<Int>
     let groupCount: Int
+    /// `names.count`, kept here so the lookup path need not touch `names`.
+    let parameterCount: Int
 
     init(route: Route, names: ParameterNames, groups: [Int32]) {
         self.route = route
         self.names = names
+        self.parameterCount = names.count
         self.groupCount = groups.count
         self.groups = .allocate(capacity: max(groups.count, 1))
         for (i, g) in groups.enumerated() { self.groups[i] = Int(g) }

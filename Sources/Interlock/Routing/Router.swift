@@ -112,6 +112,13 @@ public final class Router: @unchecked Sendable {
     /// where the table changed): a measure of the work additions cost.
     public var compiledUnits: Int { unitCounter.load(ordering: .relaxed) }
 
+    /// Calls `body` with this router without a reference-count update (for hot paths called from
+    /// many threads, where the shared count would serialize them).
+    @inline(__always)
+    public func withGuaranteedReference<R>(_ body: (Router) -> R) -> R {
+        Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef(body)
+    }
+
     /// Number of routes.
     public var count: Int { state.withLock { $0.routes.count } }
 

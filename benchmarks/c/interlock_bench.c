@@ -1,0 +1,125 @@
+/* Interlock through its C header: ilk_router_match, ilk_router_resolve with one filter and one
+ * request and one response interceptor (all C callbacks), and lookups from several threads.
+ * Usage: interlock_bench ROUTES REQUESTS TABLE [seconds-per-batch] [threads] */
+#include "common.h"
+#include <interlock.h>
+#include <pthread.h>
+
+static ilk_router *router;
+static ilk_match *m;
+static list routes, requests;
+static int *timed, timed_count;           /* the requests that are timed: all but malformed ones */
+
+static const char *method_of(const entry *e) { return strcmp(e->method, "-") == 0 ? NULL : e->method; }
+
+static void match_pass(void) {
+  for (int k = 0; k < timed_count; k++) {
+    entry *e = &requests.items[timed[k]];
+    ilk_router_match(router, method_of(e), e->text, strlen(e->text), m);
+  }
+}
+
+static int destination(const ilk_request *req, ilk_response *res, void *u) { (void)req; (void)u; return ilk_response_set_status(res, 200); }
+static int pass_filter(ilk_request *req, ilk_filter_chain *chain, void *u) { (void)u; return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE; }
+static int req_interceptor(ilk_request *req, void *u) { (void)req; (void)u; return ILK_CONTINUE; }
+static int res_interceptor(ilk_request *req, ilk_response *res, void *u) { (void)req; (void)res; (void)u; return ILK_CONTINUE; }
+
+static void resolve_pass(void) {
+  for (int k = 0; k < timed_count; k++) {
+    entry *e = &requests.items[timed[k]];
+    ilk_result *r = NULL;
+    ilk_router_resolve(router, method_of(e), e->text, strlen(e->text), &r);
+    ilk_result_free(r);
+  }
+}
+
+static volatile int stop_threads;
+static long thread_counts[64];
+static void *thread_body(void *arg) {
+  long t = (long)arg, n = 0;
+  ilk_match *mine;
+  ilk_match_new(&mine);
+  while (!stop_threads) {
+    for (int k = 0; k < timed_count; k++) {
+      entry *e = &requests.items[timed[k]];
+      ilk_router_match(router, method_of(e), e->text, strlen(e->text), mine);
+    }
+    n += timed_count;
+  }
+  thread_counts[t] = n;
+  ilk_match_free(mine);
+  return NULL;
+}
+
+static double lookups_per_second(int threads, double seconds) {
+  pthread_t ids[64];
+  stop_threads = 0;
+  for (long t = 0; t < threads; t++) pthread_create(&ids[t], NULL, thread_body, (void *)t);
+  double t0 = now();
+  while (now() - t0 < seconds) { struct timespec ts = {0, 10000000}; nanosleep(&ts, NULL); }
+  stop_threads = 1;
+  long total = 0;
+  for (int t = 0; t < threads; t++) { pthread_join(ids[t], NULL); total += thread_counts[t]; }
+  return total / (now() - t0);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) { fprintf(stderr, "usage: %s ROUTES REQUESTS TABLE [seconds] [threads]\n", argv[0]); return 2; }
+  double seconds = argc > 4 ? atof(argv[4]) : 0.2;
+  int threads = argc > 5 ? atoi(argv[5]) : 0;
+  routes = read_list(argv[1], 0);
+  requests = read_list(argv[2], 1);
+  long rss0 = rss_kib();
+  double t0 = now();
+  ilk_router_new(&router, 0);
+  for (int i = 0; i < routes.count; i++) {
+    char pattern[4200];
+    uint32_t id;
+    if (strcmp(routes.items[i].method, "-") == 0) snprintf(pattern, sizeof pattern, "%s", routes.items[i].text);
+    else snprintf(pattern, sizeof pattern, "%s %s", routes.items[i].method, routes.items[i].text);
+    if (ilk_router_add_route(router, pattern, destination, NULL, NULL, &id) != ILK_OK || id != (uint32_t)(i + 1)) {
+      fprintf(stderr, "route %d (%s): %s\n", i + 1, pattern, ilk_errmsg());
+      return 1;
+    }
+  }
+  double added = now() - t0;
+  ilk_match_new(&m);
+  t0 = now();
+  ilk_router_match(router, NULL, "/", 1, m);                     /* compiles the table */
+  double compiled = now() - t0;
+  long rss = rss_kib() - rss0;
+
+  /* Correctness first: every answer as the request list says. */
+  timed = malloc(sizeof(int) * requests.count);
+  int wrong = 0;
+  for (int i = 0; i < requests.count; i++) {
+    entry *e = &requests.items[i];
+    int rc = ilk_router_match(router, method_of(e), e->text, strlen(e->text), m);
+    int want = requests.expected[i];
+    int ok = want < 0 ? rc == ILK_EURI : want == 0 ? (rc == ILK_NOT_FOUND || rc == ILK_METHOD_NOT_ALLOWED)
+                                                   : rc == ILK_OK && ilk_match_route_id(m) == (uint32_t)want;
+    if (!ok) { if (wrong++ < 5) fprintf(stderr, "wrong: %s %s -> %d route %u, want %d\n", e->method, e->text, rc, ilk_match_route_id(m), want); }
+    if (want >= 0) timed[timed_count++] = i;
+  }
+  if (wrong) { fprintf(stderr, "%d wrong answers\n", wrong); return 1; }
+
+  char extra[256];
+  snprintf(extra, sizeof extra, "\"routes\": %d, \"checked\": %d, \"add_ms\": %.2f, \"compile_ms\": %.2f, \"rss_bytes_per_route\": %.0f",
+           routes.count, requests.count, added * 1e3, compiled * 1e3, rss * 1024.0 / routes.count);
+  time_batches("C ilk_router_match", argv[3], timed_count, seconds, match_pass, extra);
+
+  if (threads > 0) {
+    ilk_router_add_filter(router, "pass", pass_filter, NULL, NULL);
+    ilk_interceptor *i;
+    ilk_interceptor_new_request(&i, "req", req_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
+    ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
+    time_batches("C ilk_router_resolve (filter + 2 interceptors)", argv[3], timed_count, seconds, resolve_pass, "");
+    double one = lookups_per_second(1, seconds * 3);
+    double many = lookups_per_second(threads, seconds * 3);
+    printf("{\"door\": \"C ilk_router_match threads\", \"table\": \"%s\", \"threads\": %d, \"one_thread_per_s\": %.0f, \"all_threads_per_s\": %.0f}\n",
+           argv[3], threads, one, many);
+  }
+  ilk_match_free(m);
+  ilk_router_free(router);
+  return 0;
+}

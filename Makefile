@@ -6,7 +6,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PYTHON ?= python3
 
-.PHONY: all deps py-deps build demo test swift-test c-test py-test clean
+BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev
+BENCH_PIP := falcon werkzeug matplotlib
+
+.PHONY: all deps py-deps bench-deps build demo test swift-test c-test py-test bench bench-smoke clean
 
 all: build
 
@@ -26,6 +29,18 @@ py-deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv python3-pip; }
 	@$(PYTHON) -m pytest --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet pytest \
 	  || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pytest; }
+
+# The peers measured beside Interlock: r3 and httprouter from Debian, falcon and werkzeug from PyPI
+# (RoutingKit comes through SwiftPM). matplotlib draws the chart.
+bench-deps: py-deps
+	@missing=""; for p in $(BENCH_APT); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@$(PYTHON) -c "import falcon, werkzeug, matplotlib" 2>/dev/null || $(PYTHON) -m pip install --quiet $(BENCH_PIP)
 
 $(BUILD)/build.ninja: CMakeLists.txt | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -55,7 +70,15 @@ c-test: build
 py-test: build py-deps
 	cd bindings/python && $(PYTHON) -m pytest -q tests
 
-test: swift-test c-test py-test
+# Every door and every peer harness answers a few requests correctly (no timing asserted).
+bench-smoke: build bench-deps
+	$(PYTHON) benchmarks/run.py --smoke
+
+# The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in README.md.
+bench: build bench-deps
+	$(PYTHON) benchmarks/run.py
+
+test: swift-test c-test py-test bench-smoke
 
 clean:
 	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info

@@ -1,7 +1,7 @@
 /* Shared by the C benchmark harnesses: reading tables, timing batches, printing JSON. */
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
-#define _GNU_SOURCE
+#define _GNU_SOURCE 1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,238 @@
+"""The benchmark driver: builds every harness, runs each door and each peer on the same tables in
+one run, checks their answers, and reports medians, spreads, lookups per second and ratios to
+Interlock (terminal table, benchmarks/results/latest.json, benchmarks/results/latest.svg, and the
+table in README.md). `--smoke` runs every harness briefly on the GitHub table and fails if one is
+missing or answers wrong (make test runs it); timings are never asserted."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+BUILD = ROOT / "build" / "bench"
+RESULTS = HERE / "results"
+
+sys.path.insert(0, str(HERE))
+import tables  # noqa: E402
+
+PEERS_FOR = {  # which Interlock door each peer is compared with
+    "r3 (C)": "C ilk_router_match",
+    "httprouter (Go)": "C ilk_router_match",
+    "RoutingKit TrieRouter (Swift)": "Swift Interlock Matcher",
+    "falcon CompiledRouter (Python)": "Python interlock match",
+    "werkzeug (Python)": "Python interlock match",
+}
+
+
+def sh(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def build() -> dict[str, list[str] | str]:
+    """Builds the harnesses; returns the command of each, or why it cannot run."""
+    BUILD.mkdir(parents=True, exist_ok=True)
+    lib = ROOT / "build" / "lib"
+    cmds: dict[str, list[str] | str] = {}
+    cc = os.environ.get("CC", "cc")
+    sh([cc, "-O2", "-o", str(BUILD / "interlock_bench"), str(HERE / "c" / "interlock_bench.c"), f"-I{ROOT / 'include'}",
+        f"-L{lib}", "-linterlock", f"-Wl,-rpath,{lib}", "-lpthread"])
+    cmds["interlock-c"] = [str(BUILD / "interlock_bench")]
+    try:
+        flags = sh(["pkg-config", "--cflags", "--libs", "r3"]).stdout.split()
+        sh([cc, "-O2", "-o", str(BUILD / "r3_bench"), str(HERE / "c" / "r3_bench.c"), *flags])
+        cmds["r3"] = [str(BUILD / "r3_bench")]
+    except (subprocess.CalledProcessError, FileNotFoundError) as error:
+        cmds["r3"] = f"r3 unavailable: {getattr(error, 'stderr', '') or error}".strip()
+    if shutil.which("go") and Path("/usr/share/gocode/src/github.com/julienschmidt/httprouter").exists():
+        env = dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode", GOCACHE=str(BUILD / "gocache"))
+        sh(["go", "build", "-o", str(BUILD / "httprouter_bench"), str(HERE / "go" / "httprouter_bench.go")], env=env)
+        cmds["httprouter"] = [str(BUILD / "httprouter_bench")]
+    else:
+        cmds["httprouter"] = "httprouter unavailable: needs golang-go and golang-github-julienschmidt-httprouter-dev"
+    try:
+        sh(["swift", "build", "-c", "release", "--package-path", str(HERE / "swift"),
+            "--scratch-path", str(ROOT / "build" / "swiftbench")])
+        cmds["swift"] = [str(ROOT / "build" / "swiftbench" / "release" / "SwiftBench")]
+    except subprocess.CalledProcessError as error:
+        cmds["swift"] = f"Swift harness failed to build: {error.stderr[-400:]}"
+    cmds["python"] = [sys.executable, str(HERE / "python" / "bench.py")]
+    return cmds
+
+
+def run(cmds: dict, table: str, seconds: float, threads: int) -> list[dict]:
+    routes, requests = tables.write(table, BUILD / "tables")
+    out: list[dict] = []
+    for key, cmd in cmds.items():
+        if isinstance(cmd, str):
+            doors = {"r3": ["r3 (C)"], "httprouter": ["httprouter (Go)"], "swift": ["Swift Interlock Matcher", "RoutingKit TrieRouter (Swift)"]}.get(key, [key])
+            out += [{"door": d, "table": table, "unavailable": cmd} for d in doors]
+            continue
+        args = [*cmd, str(routes), str(requests), table, str(seconds)]
+        if key == "interlock-c" and threads:
+            args.append(str(threads))
+        try:
+            proc = sh(args, timeout=1800)
+        except subprocess.CalledProcessError as error:
+            out.append({"door": key, "table": table, "failed": (error.stderr or error.stdout)[-500:]})
+            continue
+        for line in proc.stdout.splitlines():
+            if line.startswith("{"):
+                out.append(json.loads(line))
+    return out
+
+
+def summarize(results: list[dict]) -> None:
+    for r in results:
+        if "ns" in r:
+            r["median_ns"] = round(statistics.median(r["ns"]), 2)
+            r["spread_ns"] = [min(r["ns"]), max(r["ns"])]
+            r["lookups_per_s"] = round(1e9 / r["median_ns"])
+    by = {(r["table"], r["door"]): r for r in results if "median_ns" in r}
+    for r in results:
+        base = by.get((r["table"], PEERS_FOR.get(r["door"], "")))
+        if base and "median_ns" in r:
+            r["ratio_interlock_to_peer"] = round(base["median_ns"] / r["median_ns"], 3)
+
+
+def targets(results: list[dict]) -> list[dict]:
+    by = {(r["table"], r["door"]): r for r in results if "median_ns" in r}
+
+    def ratio(table: str, a: str, b: str) -> float | None:
+        x, y = by.get((table, a)), by.get((table, b))
+        return round(x["median_ns"] / y["median_ns"], 3) if x and y else None
+
+    out = []
+
+    def target(name: str, value: float | None, limit: float, lower_is_better: bool = True) -> None:
+        met = None if value is None else (value <= limit if lower_is_better else value >= limit)
+        out.append({"target": name, "measured": value, "limit": limit, "met": met})
+
+    target("GitHub: C match time / httprouter time (<= 0.6)", ratio("github", "C ilk_router_match", "httprouter (Go)"), 0.6)
+    target("GitHub: C match time / r3 time (<= 0.4)", ratio("github", "C ilk_router_match", "r3 (C)"), 0.4)
+    target("Static: C match time / httprouter time (<= 0.5)", ratio("static", "C ilk_router_match", "httprouter (Go)"), 0.5)
+    rk = ratio("github", "RoutingKit TrieRouter (Swift)", "Swift Interlock Matcher")
+    target("GitHub: RoutingKit time / Swift Interlock time (>= 20)", rk, 20, lower_is_better=False)
+    target("GitHub: Python match time / falcon time (<= 0.6)", ratio("github", "Python interlock match", "falcon CompiledRouter (Python)"), 0.6)
+    target("GitHub: Python match_many time per URI / falcon time (<= 0.1)", ratio("github", "Python interlock match_many", "falcon CompiledRouter (Python)"), 0.1)
+    small, large = by.get(("github", "C ilk_router_match")), by.get(("rest-100k", "C ilk_router_match"))
+    target("Scale: rest-100k / GitHub C lookup time (<= 1.5)",
+           round(large["median_ns"] / small["median_ns"], 3) if small and large else None, 1.5)
+    big = by.get(("rest-100k", "C ilk_router_match"))
+    target("Scale: compile 100k routes (ms, < 1000)", big and big.get("compile_ms"), 1000)
+    target("Scale: memory per route at 100k (bytes, < 1024)", big and big.get("rss_bytes_per_route"), 1024)
+    target("GitHub: C resolve (filter + 2 interceptors) / C match (<= 4)",
+           ratio("github", "C ilk_router_resolve (filter + 2 interceptors)", "C ilk_router_match"), 4)
+    th = next((r for r in results if r.get("door") == "C ilk_router_match threads"), None)
+    target("Two threads / one thread, lookups per second (>= 1.9)",
+           round(th["all_threads_per_s"] / th["one_thread_per_s"], 3) if th else None, 1.9, lower_is_better=False)
+    return out
+
+
+def machine() -> dict:
+    cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines() if l.startswith("model name")), "?")
+    return {"cpu": cpu, "cores": os.cpu_count(), "system": platform.platform(), "python": platform.python_version(),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def table_text(results: list[dict]) -> str:
+    rows = ["| table | door | median ns/lookup | spread | lookups/s | Interlock time ÷ peer time | checked |",
+            "| --- | --- | ---: | --- | ---: | ---: | --- |"]
+    for r in results:
+        if "median_ns" in r:
+            check = "" if "checked" not in r else f"{r['checked']} ok" if not r.get("wrong") else f"{r['wrong']} WRONG of {r['checked']}"
+            ratio = r.get("ratio_interlock_to_peer", "")
+            rows.append(f"| {r['table']} | {r['door']} | {r['median_ns']:.0f} | {r['spread_ns'][0]:.0f}–{r['spread_ns'][1]:.0f} | "
+                        f"{r['lookups_per_s']:,} | {ratio} | {check} |")
+        elif "door" in r and "threads" not in r:
+            why = r.get("unsupported") or r.get("unavailable") or r.get("failed", "")
+            rows.append(f"| {r['table']} | {r['door']} | – | – | – | – | {why.splitlines()[0] if why else ''} |")
+    return "\n".join(rows)
+
+
+def chart(results: list[dict], path: Path) -> bool:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    rows = [r for r in results if "median_ns" in r]
+    tables_seen = list(dict.fromkeys(r["table"] for r in rows))
+    fig, axes = plt.subplots(len(tables_seen), 1, figsize=(9, 1.2 + 0.45 * len(rows)), squeeze=False)
+    for ax, t in zip(axes[:, 0], tables_seen):
+        sub = [r for r in rows if r["table"] == t]
+        names = [r["door"] for r in sub]
+        values = [r["median_ns"] for r in sub]
+        colors = ["#2b6cb0" if "nterlock" in n or n.startswith("C ilk") else "#a0aec0" for n in names]
+        ax.barh(names, values, color=colors)
+        ax.set_xscale("log")
+        ax.set_title(f"{t}: median ns per lookup (log scale; blue: Interlock)", fontsize=9, loc="left")
+        ax.tick_params(labelsize=8)
+        ax.invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def update_readme(text: str, info: dict) -> None:
+    readme = ROOT / "README.md"
+    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
+    body = readme.read_text()
+    if start not in body:
+        return
+    block = (f"{start}\nMeasured by `make bench` on {info['date']}: {info['cpu']}, {info['cores']} cores, "
+             f"{info['system']}.\n\n{text}\n\n![benchmark chart](benchmarks/results/latest.svg)\n{end}")
+    head, rest = body.split(start, 1)
+    readme.write_text(head + block + rest.split(end, 1)[1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--smoke", action="store_true", help="every harness briefly on the GitHub table")
+    parser.add_argument("--seconds", type=float, default=0.2, help="length of one timed batch")
+    parser.add_argument("--tables", nargs="*", default=["github", "static", "deeplinks", "rest-1k", "rest-10k", "rest-100k"])
+    args = parser.parse_args()
+    cmds = build()
+    if args.smoke:
+        results = run(cmds, "github", 0.002, threads=2)
+        summarize(results)
+        problems = [r for r in results if r.get("wrong") or "failed" in r or "unavailable" in r]
+        doors = sorted({r["door"] for r in results if "median_ns" in r})
+        for d in doors:
+            print(f"smoke: {d}: ran, answers checked")
+        for p in problems:
+            print(f"smoke: PROBLEM {p}")
+        print(f"bench smoke: {len(doors)} passed, {len(problems)} failed")
+        return 1 if problems or len(doors) < 9 else 0
+    results: list[dict] = []
+    for t in args.tables:
+        print(f"== {t}", flush=True)
+        results += run(cmds, t, args.seconds, threads=os.cpu_count() or 2 if t == "github" else 0)
+    summarize(results)
+    info = machine()
+    goals = targets(results)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps({"machine": info, "results": results, "targets": goals}, indent=1))
+    text = table_text(results)
+    goal_rows = ["| target | measured | met |", "| --- | ---: | --- |"] + [
+        f"| {g['target']} | {g['measured']} | {'yes' if g['met'] else 'no' if g['met'] is False else 'not measured'} |" for g in goals]
+    full = text + "\n\n" + "\n".join(goal_rows)
+    print(full)
+    chart(results, RESULTS / "latest.svg")
+    update_readme(full, info)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

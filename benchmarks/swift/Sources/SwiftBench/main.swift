@@ -1,0 +1,111 @@
+// Usage: SwiftBench ROUTES REQUESTS TABLE [seconds]. One JSON line per door: Interlock through its
+// Swift API (a reused Matcher, the zero-allocation path) and RoutingKit's TrieRouter.
+import Interlock
+import RoutingKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func lines(_ path: String) -> [[String]] {
+    guard let f = fopen(path, "r") else { fatalError("cannot open \(path)") }
+    defer { fclose(f) }
+    var out: [[String]] = []
+    var buffer = [CChar](repeating: 0, count: 8192)
+    while fgets(&buffer, Int32(buffer.count), f) != nil {
+        let line = String(cString: buffer)
+        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        if fields.count >= 2 { out.append(fields) }
+    }
+    return out
+}
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func batches(_ door: String, _ table: String, _ perPass: Int, _ seconds: Double, _ extra: String, _ pass: () -> Void) {
+    pass()
+    var t = now()
+    pass()
+    let one = now() - t
+    let passes = one > 0 ? Int(seconds / one) + 1 : 1
+    var ns: [String] = []
+    for _ in 0..<7 {
+        t = now()
+        for _ in 0..<passes { pass() }
+        let v = (now() - t) / Double(passes * perPass) * 1e9
+        ns.append(fmt(v))
+    }
+    print("{\"door\": \"\(door)\", \"table\": \"\(table)\", \"lookups_per_batch\": \(passes * perPass), \"ns\": [\(ns.joined(separator: ", "))]\(extra)}")
+}
+
+/// A number with two decimals (no Foundation here).
+func fmt(_ x: Double) -> String {
+    let hundredths = Int((x * 100).rounded())
+    let digits = String(hundredths)
+    let padded = digits.count < 3 ? String(repeating: "0", count: 3 - digits.count) + digits : digits
+    return padded.dropLast(2) + "." + padded.suffix(2)
+}
+
+let args = CommandLine.arguments
+let table = args[3]
+let seconds = args.count > 4 ? Double(args[4]) ?? 0.2 : 0.2
+let routes = lines(args[1])
+let requests = lines(args[2]).filter { $0.count >= 3 && $0[2] != "bad" }
+
+// Interlock
+let router = Router()
+var t0 = now()
+for r in routes { _ = try router.addRoute(r[0] == "-" ? r[1] : "\(r[0]) \(r[1])") }
+let matcher = Matcher(preallocate: true)
+let uris = requests.map { Array($0[1].utf8) }
+let methods = requests.map { $0[0] == "-" ? nil : Array($0[0].utf8) }
+_ = try uris[0].withUnsafeBytes { try matcher.match(router, method: nil, uri: $0) }
+let compiled = (now() - t0) * 1e3
+func interlockID(_ i: Int) -> Int {
+    uris[i].withUnsafeBytes { u in
+        let outcome: MatchOutcome?
+        if let m = methods[i] {
+            outcome = m.withUnsafeBytes { mb in try? matcher.match(router, method: mb, uri: u) }
+        } else {
+            outcome = try? matcher.match(router, method: nil, uri: u)
+        }
+        return outcome == .matched ? Int(matcher.route?.id ?? 0) : 0
+    }
+}
+var wrong = 0
+for i in requests.indices where interlockID(i) != Int(requests[i][2])! { wrong += 1 }
+batches("Swift Interlock Matcher", table, requests.count, seconds,
+        ", \"routes\": \(routes.count), \"checked\": \(requests.count), \"wrong\": \(wrong), \"compile_ms\": \(fmt(compiled))") {
+    for i in requests.indices { _ = interlockID(i) }
+}
+
+// RoutingKit: the method is the first path component, as Vapor registers routes.
+let plain = routes.allSatisfy { $0[0] != "-" && !$0[1].contains("://") && !$0[1].contains("(") }
+if !plain {
+    print("{\"door\": \"RoutingKit TrieRouter (Swift)\", \"table\": \"\(table)\", \"unsupported\": \"schemes, constraints, optional parts or routes without a method\"}")
+} else {
+    t0 = now()
+    let trie = TrieRouter(Int.self)
+    for (i, r) in routes.enumerated() {
+        let components = r[1].split(separator: "/").map { part -> PathComponent in
+            part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : part == "*" ? .anything : .constant(String(part))
+        }
+        trie.register(i + 1, at: [.constant(r[0])] + components)
+    }
+    let rkCompiled = (now() - t0) * 1e3
+    let paths = requests.map { [$0[0]] + $0[1].split(separator: "/").map(String.init) }
+    func rkID(_ i: Int) -> Int {
+        var parameters = Parameters()
+        return trie.route(path: paths[i], parameters: &parameters) ?? 0
+    }
+    var rkWrong = 0
+    for i in requests.indices where rkID(i) != Int(requests[i][2])! { rkWrong += 1 }
+    batches("RoutingKit TrieRouter (Swift)", table, requests.count, seconds,
+            ", \"routes\": \(routes.count), \"checked\": \(requests.count), \"wrong\": \(rkWrong), \"compile_ms\": \(fmt(rkCompiled))") {
+        for i in requests.indices { _ = rkID(i) }
+    }
+}

@@ -309,6 +309,15 @@ void ilk_match_free(ilk_match *m);
 int ilk_router_match(ilk_router *router, const char *method, const char *uri, size_t uri_len,
                      ilk_match *m);
 
+/**
+ * ilk_router_match, with the answer packed in the same call for hosts where every call costs
+ * (Python's ctypes): *route_id receives the matched route's id (0 for none) and *params the
+ * parameters as "name\0value\0name\0value\0..." (*params_len bytes, values decoded), valid until the
+ * next lookup with `m`. route_id, params and params_len may be NULL. Returns as ilk_router_match.
+ */
+int ilk_router_match_packed(ilk_router *router, const char *method, const char *uri, size_t uri_len,
+                            ilk_match *m, uint32_t *route_id, const char **params, size_t *params_len);
+
 /** The id of the route the last lookup matched, or 0 if it matched none (or m is NULL). */
 uint32_t ilk_match_route_id(const ilk_match *m);
 

@@ -199,6 +199,35 @@ private func matchThrough(_ router: Router, _ matcher: Matcher, _ method: Unsafe
     }
 }
 
+@_cdecl("ilk_router_match_packed")
+public func ilk_router_match_packed(
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
+    _ m: OpaquePointer?, _ routeID: UnsafeMutablePointer<UInt32>?,
+    _ params: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ paramsLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    let rc = ilk_router_match(router, method, uri, uriLength, m)
+    guard let m, rc >= 0 else { return rc }
+    return Unmanaged<MatchHandle>.fromOpaque(UnsafeRawPointer(m))._withUnsafeGuaranteedRef { h in
+        let matcher = h.matcher
+        routeID?.pointee = rc == ILK_OK ? matcher.route?.id ?? 0 : 0
+        h.packed.removeAll(keepingCapacity: true)
+        if rc == ILK_OK {
+            for k in 0..<matcher.parameterCount {
+                let (name, nameLength) = matcher.parameterName(k)
+                let (value, valueLength) = matcher.parameterValue(k)
+                h.packed.append(contentsOf: UnsafeBufferPointer(start: name, count: nameLength))
+                h.packed.append(0)
+                h.packed.append(contentsOf: UnsafeBufferPointer(start: value, count: valueLength))
+                h.packed.append(0)
+            }
+        }
+        // The buffer lives in the handle and is not touched until the next lookup.
+        params?.pointee = h.packed.withUnsafeBufferPointer { $0.baseAddress }
+        paramsLength?.pointee = h.packed.count
+        return rc
+    }
+}
+
 @_cdecl("ilk_match_route_id")
 public func ilk_match_route_id(_ m: OpaquePointer?) -> UInt32 {
     handle(m, as: MatchHandle.self)?.matcher.route?.id ?? 0

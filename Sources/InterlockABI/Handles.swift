@@ -78,6 +78,10 @@ final class RouterHandle {
 
 final class MatchHandle {
     let matcher = Matcher(preallocate: true)
+    /// The packed parameters of the last ilk_router_match_packed (capacity kept across lookups).
+    var packed: [CChar] = []
+
+    init() { packed.reserveCapacity(4096) }
 }
 
 /// Owns C copies of strings for as long as the handle lives.

@@ -89,6 +89,7 @@ for _name, _res, _args in [
     ("ilk_match_new", c_int, [POINTER(c_void_p)]),
     ("ilk_match_free", None, [c_void_p]),
     ("ilk_router_match", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p]),
+    ("ilk_router_match_packed", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p, POINTER(c_uint32), POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_match_route_id", c_uint32, [c_void_p]),
     ("ilk_match_param_count", c_size_t, [c_void_p]),
     ("ilk_match_param_at", c_int, [c_void_p, c_size_t, PP, POINTER(c_size_t), PP, POINTER(c_size_t)]),

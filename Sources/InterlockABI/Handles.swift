@@ -166,26 +166,16 @@ final class ResponseHandle {
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 }
 
+/// A result seen from C. Its C strings are made on first access: most hosts read the status and
+/// the response, and converting every trace entry up front would cost more than the resolve.
 final class ResultHandle {
     let resolution: Resolution
-    let request: RequestHandle
     let status: Int32
     private let store = CStringStore()
-    let headers: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]
-    let allowed: [UnsafePointer<CChar>]
-    let error: UnsafePointer<CChar>?
     let body: UnsafeMutableRawPointer
-    let redirects: [UnsafePointer<CChar>]
-    let trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)]
-
-    /// A C copy of a state value, kept with the result.
-    func state(_ key: String) -> UnsafePointer<CChar>? {
-        resolution.state.string(key).map { store.keep($0) }
-    }
 
     init(_ resolution: Resolution) {
         self.resolution = resolution
-        request = RequestHandle(resolution.request)
         switch resolution.status {
         case .ok: status = ILK_OK
         case .notFound: status = ILK_NOT_FOUND
@@ -197,24 +187,39 @@ final class ResultHandle {
         case .retryLimit: status = 7
         case .error: status = ILK_ECALLBACK
         }
-        headers = resolution.response.headers.map { [store] in (store.keep($0.name), store.keep($0.value)) }
-        if case .methodNotAllowed(let methods) = resolution.status {
-            allowed = methods.map { [store] in store.keep($0) }
-        } else {
-            allowed = []
-        }
-        switch resolution.status {
-        case .error(let message), .aborted(let message): error = store.keep(message)
-        default: error = nil
-        }
-        redirects = resolution.redirects.map { [store] in store.keep($0) }
-        trace = resolution.trace.map { [store] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
         let bytes = resolution.response.body
         body = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
         bytes.withUnsafeBytes { if let b = $0.baseAddress { body.copyMemory(from: b, byteCount: bytes.count) } }
     }
 
     deinit { body.deallocate() }
+
+    lazy var request = RequestHandle(resolution.request)
+
+    lazy var headers: [(UnsafePointer<CChar>, UnsafePointer<CChar>)] =
+        resolution.response.headers.map { [store] in (store.keep($0.name), store.keep($0.value)) }
+
+    lazy var allowed: [UnsafePointer<CChar>] = {
+        guard case .methodNotAllowed(let methods) = resolution.status else { return [] }
+        return methods.map { [store] in store.keep($0) }
+    }()
+
+    lazy var error: UnsafePointer<CChar>? = {
+        switch resolution.status {
+        case .error(let message), .aborted(let message): return store.keep(message)
+        default: return nil
+        }
+    }()
+
+    lazy var redirects: [UnsafePointer<CChar>] = resolution.redirects.map { [store] in store.keep($0) }
+
+    lazy var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] =
+        resolution.trace.map { [store] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
+
+    /// A C copy of a state value, kept with the result.
+    func state(_ key: String) -> UnsafePointer<CChar>? {
+        resolution.state.string(key).map { store.keep($0) }
+    }
 }
 
 @inline(__always) func handle<T: AnyObject>(_ p: OpaquePointer?, as: T.Type) -> T? {

@@ -509,6 +509,15 @@ int ilk_request_query_at(const ilk_request *request, size_t i, const char **key,
 /** The first value of query key `key`, or NULL if absent. */
 const char *ilk_request_query(const ilk_request *request, const char *key);
 
+/**
+ * The whole request in one call, for hosts where every call costs (Python's ctypes): *data and *len
+ * receive NUL-separated UTF-8 text, valid as long as the request. The fields, in order: uri,
+ * method, scheme, host, port, path, fragment, pattern, route id (decimal); each written with a
+ * first byte '1' and its value, or '0' alone when absent. Then three lists, parameters, query pairs
+ * and metadata: each a decimal count, then that many name and value strings. ILK_OK or ILK_EINVAL.
+ */
+int ilk_request_packed(const ilk_request *request, const char **data, size_t *len);
+
 /** The value of metadata `key` (strings interceptors and filters attach), or NULL. */
 const char *ilk_request_metadata(const ilk_request *request, const char *key);
 /** The number of metadata entries. */

@@ -156,6 +156,31 @@ final class RequestHandle {
     }
 
     func parametersChanged() { parameters = nil }
+
+    /// The request as one NUL-separated text (see ilk_request_packed), kept with the handle.
+    func packed() -> (UnsafePointer<CChar>, Int) {
+        var text: [UInt8] = []
+        text.reserveCapacity(256)
+        func put(_ s: String) { text += s.utf8; text.append(0) }
+        func field(_ s: String?) { if let s { text.append(0x31); put(s) } else { text.append(0x30); text.append(0) } }
+        let q = request
+        field(q.uri); field(q.method); field(q.scheme); field(q.host); field(q.port); field(q.path)
+        field(q.fragment); field(q.route?.pattern.source); field(q.route.map { String($0.id) })
+        put(String(q.parameters.count))
+        for p in q.parameters { put(p.name); put(p.value) }
+        put(String(q.query.count))
+        for p in q.query.items { put(p.key); put(p.value) }
+        put(String(q.metadata.count))
+        for (k, v) in q.metadata.sorted(by: { $0.key < $1.key }) { put(k); put(v) }
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: max(text.count, 1))
+        for (i, b) in text.enumerated() { pointer[i] = CChar(bitPattern: b) }
+        packedText.append(pointer)
+        return (UnsafePointer(pointer), text.count)
+    }
+
+    private var packedText: [UnsafeMutablePointer<CChar>] = []
+
+    deinit { for p in packedText { p.deallocate() } }
 }
 
 final class ResponseHandle {

@@ -319,3 +319,15 @@ public func ilk_response_clear_headers(_ r: OpaquePointer?) -> Int32 {
     h.response.headers.removeAll()
     return ILK_OK
 }
+
+@_cdecl("ilk_request_packed")
+public func ilk_request_packed(
+    _ r: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    guard let h = request(r) else { return invalid("request is NULL") }
+    guard let data else { return invalid("data is NULL") }
+    let (p, n) = h.packed()
+    data.pointee = p
+    length?.pointee = n
+    return ILK_OK
+}

@@ -199,21 +199,31 @@ class Request:
     and filters; `state` is shared by the whole resolve."""
 
     def __init__(self, pointer: int, state: dict[str, Any]) -> None:
-        p = pointer
-        self._pointer = p
-        self.uri: str = text(lib.ilk_request_uri(p)) or ""
-        self.method: Optional[str] = text(lib.ilk_request_method(p))
-        self.scheme: Optional[str] = text(lib.ilk_request_scheme(p))
-        self.host: Optional[str] = text(lib.ilk_request_host(p))
-        self.port: Optional[str] = text(lib.ilk_request_port(p))
-        self.path: str = text(lib.ilk_request_path(p)) or "/"
-        self.fragment: Optional[str] = text(lib.ilk_request_fragment(p))
-        self.route_id: Optional[int] = lib.ilk_request_route_id(p) or None
-        self.pattern: Optional[str] = text(lib.ilk_request_pattern(p))
+        # One library call for the whole request (ilk_request_packed), then plain Python parsing.
+        data, size = c_void_p(), c_size_t()
+        lib.ilk_request_packed(pointer, byref(data), byref(size))
+        parts = ctypes.string_at(data.value, size.value).decode("utf-8", "surrogateescape").split("\0")
+        fields = [None if f == "0" else f[1:] for f in parts[:9]]
+        self._pointer = pointer
+        self.uri: str = fields[0] or ""
+        self.method: Optional[str] = fields[1]
+        self.scheme: Optional[str] = fields[2]
+        self.host: Optional[str] = fields[3]
+        self.port: Optional[str] = fields[4]
+        self.path: str = fields[5] or "/"
+        self.fragment: Optional[str] = fields[6]
+        self.pattern: Optional[str] = fields[7]
+        self.route_id: Optional[int] = int(fields[8]) if fields[8] else None
         self.route: Optional[str] = None
-        self.params: dict[str, str] = _pairs(p, lib.ilk_request_param_count, lib.ilk_request_param_at)
-        self.query = QueryDict(_pair_list(p, lib.ilk_request_query_count, lib.ilk_request_query_at))
-        self.metadata: dict[str, str] = _pairs(p, lib.ilk_request_metadata_count, lib.ilk_request_metadata_at)
+        lists = []
+        i = 9
+        for _ in range(3):
+            count = int(parts[i])
+            lists.append(list(zip(parts[i + 1:i + 1 + 2 * count:2], parts[i + 2:i + 2 + 2 * count:2])))
+            i += 1 + 2 * count
+        self.params: dict[str, str] = dict(lists[0])
+        self.query = QueryDict(lists[1])
+        self.metadata: dict[str, str] = dict(lists[2])
         self.state = state
         self._seen = (dict(self.params), dict(self.metadata))
 

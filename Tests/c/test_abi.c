@@ -338,6 +338,15 @@ static int headers_destination(const ilk_request *req, ilk_response *res, void *
       strcmp(name, "B") || strcmp(value, "2") || ilk_response_header_at(res, 2, &name, &value) != ILK_EINVAL) return -1;
   ilk_response_clear_headers(res);
   ilk_response_add_header(res, "C", ilk_request_metadata_count(req) == 0 ? "no-metadata" : "metadata");
+  {
+    /* "1uri\0" "1GET\0" "0\0" (scheme) ... then the lists. */
+    const char *data;
+    size_t len;
+    static const char expected[] = "1/u/1?k=v\0" "1GET\0" "0\0" "0\0" "0\0" "1/u/1\0" "0\0" "1GET /u/:id\0" "11\0"
+                                   "1\0" "id\0" "1\0" "1\0" "k\0" "v\0" "0\0";
+    if (ilk_request_packed(req, &data, &len) != ILK_OK || len != sizeof expected - 1 || memcmp(data, expected, len) != 0) return -2;
+    if (ilk_request_packed(NULL, &data, &len) != ILK_EINVAL || ilk_request_packed(req, NULL, &len) != ILK_EINVAL) return -3;
+  }
   return ILK_OK;
 }
 
@@ -362,7 +371,7 @@ static void test_names_headers_and_batches(void) {
   CHECK(name == NULL);
   CHECK_EQ_INT(ilk_router_route_name(r, 77, &name), ILK_ENOROUTE);
   CHECK_EQ_INT(ilk_router_route_name(NULL, 1, &name), ILK_EINVAL);
-  CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/u/1", 4, &res), ILK_OK);
+  CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/u/1?k=v", 8, &res), ILK_OK);
   CHECK_EQ_INT(ilk_result_header_count(res), 1);
   CHECK_EQ_INT(ilk_result_header_at(res, 0, &name, &text), ILK_OK);
   CHECK_EQ_STR(name, "C");

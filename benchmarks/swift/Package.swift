@@ -2,6 +2,10 @@
 // The Swift door (the Interlock module) and the Swift peer (RoutingKit), measured side by side.
 import PackageDescription
 
+/// SwiftPM names a path dependency after its folder: the checkout's name, whatever it is.
+let projectFolder = String(#filePath.dropLast("/benchmarks/swift/Package.swift".count))
+let projectIdentity = String(projectFolder.split(separator: "/").last ?? "main").lowercased()
+
 let package = Package(
     name: "SwiftBench",
     dependencies: [
@@ -12,7 +16,7 @@ let package = Package(
         .executableTarget(
             name: "SwiftBench",
             dependencies: [
-                .product(name: "Interlock", package: "main"),
+                .product(name: "Interlock", package: projectIdentity),
                 .product(name: "RoutingKit", package: "routing-kit"),
             ]
         ),

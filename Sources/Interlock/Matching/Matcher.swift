@@ -185,13 +185,6 @@ public final class Matcher {
         return try result.get()
     }
 
-    @inline(__always) private func matchNode(_ node: CompiledNode, at p: Int) throws(InterlockError) -> Bool {
-        switch node {
-        case .unit(let u): return try run(u, at: p)
-        case .dispatch(let d): return try dispatch(d, at: p)
-        }
-    }
-
     /// `p` is just after the dispatch node's own segment: at "/" or at the "\n" ending the path.
     private func dispatch(_ d: Dispatch, at p: Int) throws(InterlockError) -> Bool {
         if subject[p] == slash {

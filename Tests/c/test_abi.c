@@ -193,6 +193,21 @@ static void test_match(void) {
     free(big);
   }
 
+  /* a constraint with catastrophic backtracking stops at PCRE2's match limit: ILK_ELIMIT, no hang */
+  {
+    char evil[80];
+    ilk_router *slow;
+    ilk_router_new(&slow, 0);
+    CHECK_EQ_INT(ilk_router_add_route(slow, "/r/:x((a+)+b)", NULL, NULL, NULL, NULL), ILK_OK);
+    strcpy(evil, "/r/");
+    memset(evil + 3, 'a', 60);
+    strcpy(evil + 63, "c");
+    CHECK_EQ_INT(ilk_router_match(slow, NULL, evil, strlen(evil), m), ILK_ELIMIT);
+    CHECK(strstr(ilk_errmsg(), "match limit") != NULL);
+    CHECK_EQ_INT(ilk_router_match(slow, NULL, "/r/aab", 6, m), ILK_OK);
+    ilk_router_free(slow);
+  }
+
   /* a match survives routes added between lookups (the table is recompiled lazily) */
   ilk_router_add_route(r, "GET /repos/:owner/:repo/issues", NULL, NULL, NULL, NULL);
   CHECK_EQ_INT(match(r, m, "GET", "/repos/a/b/issues"), ILK_OK);

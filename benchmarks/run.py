@@ -59,12 +59,15 @@ def build() -> dict[str, list[str] | str]:
         cmds["httprouter"] = [str(BUILD / "httprouter_bench")]
     else:
         cmds["httprouter"] = "httprouter unavailable: needs golang-go and golang-github-julienschmidt-httprouter-dev"
-    try:
-        sh(["swift", "build", "-c", "release", "--package-path", str(HERE / "swift"),
-            "--scratch-path", str(ROOT / "build" / "swiftbench")])
-        cmds["swift"] = [str(ROOT / "build" / "swiftbench" / "release" / "SwiftBench")]
-    except subprocess.CalledProcessError as error:
-        cmds["swift"] = f"Swift harness failed to build: {error.stderr[-400:]}"
+    swift = ["swift", "build", "-c", "release", "--package-path", str(HERE / "swift"),
+             "--scratch-path", str(ROOT / "build" / "swiftbench")]
+    for attempt in range(2):   # a second try: SwiftPM can trip over a lock another build holds
+        try:
+            sh(swift)
+            cmds["swift"] = [str(ROOT / "build" / "swiftbench" / "release" / "SwiftBench")]
+            break
+        except subprocess.CalledProcessError as error:
+            cmds["swift"] = f"Swift harness failed to build: {(error.stdout + error.stderr)[-600:]}"
     cmds["python"] = [sys.executable, str(HERE / "python" / "bench.py")]
     return cmds
 

@@ -117,6 +117,30 @@ struct PrecedenceTests {
         #expect(try matchedID(r, "/users/admin") == getAdmin)
     }
 
+    @Test func allLiteralPathsKeepEveryRule() throws {
+        // The hash fast path for all-literal paths must answer exactly as the regexes do.
+        let r = Router()
+        let getStatic = try r.addRoute("GET /users/admin")
+        let anyParam = try r.addRoute("/users/:id")
+        let hostStatic = try r.addRoute("https://a.example/users/admin")
+        let schemeStatic = try r.addRoute("myapp://users/admin")
+        let anyStatic = try r.addRoute("/users/admin")
+        #expect(try matchedID(r, "/users/admin", method: "GET") == getStatic)
+        #expect(try matchedID(r, "/users/admin", method: "POST") == anyStatic)
+        #expect(try matchedID(r, "https://a.example/users/admin", method: "POST") == hostStatic)
+        #expect(try matchedID(r, "https://b.example/users/admin", method: "POST") == anyStatic)
+        #expect(try matchedID(r, "myapp://users/admin", method: "GET") == schemeStatic)
+        #expect(try matchedID(r, "/users/bob", method: "GET") == anyParam)
+        // Added later, between lookups: the fast path sees it.
+        let later = try r.addRoute("PUT /users/admin")
+        #expect(try matchedID(r, "/users/admin", method: "PUT") == later)
+        let ci = Router(options: .caseInsensitive)
+        let root = try ci.addRoute("GET /")
+        let upper = try ci.addRoute("/Docs/Intro")
+        #expect(try matchedID(ci, "/docs/INTRO") == upper)
+        #expect(try matchedID(ci, "https://x.example", method: "GET") == root)
+    }
+
     @Test func optionalPartsAndParameters() throws {
         let r = Router()
         let search = try r.addRoute("/search(/:query(/page/:n(\\d+)))")

@@ -43,6 +43,7 @@ public final class Matcher {
     // The root again, unmanaged: the lookup path must not touch shared reference counts.
     private var rootUnit: Unmanaged<Unit>? = nil
     private var rootDispatch: Unmanaged<Dispatch>? = nil
+    private var staticPaths = StaticPaths.empty
     private var strictSlash = false
 
     // The last answer. Unowned: the table this matcher holds (`tableRoot`) keeps them alive, and
@@ -109,6 +110,7 @@ public final class Matcher {
         case .unit(let u): rootUnit = .passUnretained(u); rootDispatch = nil
         case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil
         }
+        staticPaths = table.staticPaths
         tableGeneration = table.generation
         tableSerial = router.serial
         strictSlash = router.options.contains(.strictSlash)
@@ -147,10 +149,19 @@ public final class Matcher {
         }
         let methodLength = n - methodStart
         subject[n] = newline; n += 1
+        let schemeStart = n
         if let s = spans.scheme { for i in s { subject[n] = lowercased(uri[i]); n += 1 } }
+        let schemeLength = n - schemeStart
         subject[n] = newline; n += 1
+        let hostStart = n
         if let h = spans.host { for i in h { subject[n] = lowercased(uri[i]); n += 1 } }
         subjectLength = n
+
+        if let entry = staticPaths.lookup(subject, spans.pathLength),
+           matchStatic(entry, method: methodStart..<(methodStart + methodLength),
+                       scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<n) {
+            return .matched
+        }
 
         spanCount = 0
         if try matchRoot() { return .matched }
@@ -183,6 +194,25 @@ public final class Matcher {
             d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
         }
         return try result.get()
+    }
+
+    /// The first route of an all-literal path that accepts the method, scheme and host, if any.
+    private func matchStatic(_ entry: StaticEntry, method: Range<Int>, scheme: Range<Int>, host: Range<Int>) -> Bool {
+        for i in 0..<entry.leaves.count {
+            if let m = entry.methods[i], !method.isEmpty, !equal(m, method) { continue }
+            if let s = entry.schemes[i], !equal(s, scheme) { continue }
+            if let h = entry.hosts[i], !equal(h, host) { continue }
+            record(entry.leaves[i])
+            return true
+        }
+        return false
+    }
+
+    @inline(__always) private func equal(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        guard bytes.count == range.count else { return false }
+        var i = range.lowerBound
+        for b in bytes { if subject[i] != b { return false }; i += 1 }
+        return true
     }
 
     /// `p` is just after the dispatch node's own segment: at "/" or at the "\n" ending the path.

@@ -87,6 +87,11 @@ final class TreeNode {
 struct RouteTree {
     let root = TreeNode(.root)
     let caseInsensitive: Bool
+    /// Nodes reached through literals only, by their normalized path (ASCII lower-cased on a
+    /// case-insensitive router): the all-literal fast path. "" is the root.
+    var staticNodes: [[UInt8]: TreeNode] = [:]
+    /// Keys of `staticNodes` whose routes changed since the last compilation.
+    var changedStatic: Set<[UInt8]> = []
 
     private func key(_ literal: [UInt8]) -> [UInt8] {
         caseInsensitive ? literal.map(lowercased) : literal
@@ -118,7 +123,7 @@ struct RouteTree {
     }
 
     /// Adds every variant of `route`; the caller has checked for conflicts.
-    func insert(_ route: Route) {
+    mutating func insert(_ route: Route) {
         for variant in route.pattern.variants {
             var path: [TreeNode] = [root]
             var node = root
@@ -154,6 +159,12 @@ struct RouteTree {
                     node = child
                 }
                 path.append(node)
+            }
+            if variant.allSatisfy({ if case .literal = $0 { return true } else { return false } }) {
+                var path: [UInt8] = []
+                for case .literal(let b) in variant { path.append(slash); path += key(b) }
+                staticNodes[path] = node
+                changedStatic.insert(path)
             }
             let leaf = Leaf(route: route, names: ParameterNames(names))
             let at = node.leaves.firstIndex { leafPrecedes(route, $0.route) } ?? node.leaves.count

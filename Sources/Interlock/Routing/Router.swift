@@ -31,7 +31,7 @@ public final class Router: @unchecked Sendable {
         var tree: RouteTree
         var routes: [Route] = []
         var routesByName: [String: Route] = [:]
-        var compiled: (generation: UInt64, root: CompiledNode, captures: Int)? = nil
+        var compiled: CompiledTable? = nil
         /// Matchers for `match(_:method:)`, handed to one caller at a time.
         var pool: [PooledMatcher] = []
         var destinations: [RouteID: Destination] = [:]
@@ -123,14 +123,16 @@ public final class Router: @unchecked Sendable {
     public var count: Int { state.withLock { $0.routes.count } }
 
     /// The compiled table for the current generation, compiling what changed.
-    func compiledTable() throws(InterlockError) -> (generation: UInt64, root: CompiledNode, captures: Int) {
-        try state.withLock { (s: inout State) throws(InterlockError) in
+    func compiledTable() throws(InterlockError) -> CompiledTable {
+        try state.withLock { (s: inout State) throws(InterlockError) -> CompiledTable in
             let g = generation.load(ordering: .acquiring)
             if let c = s.compiled, c.generation == g { return c }
             var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive))
             let root = try compiler.compile(s.tree.root)
             unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
-            let c = (generation: g, root: root, captures: root.maxCaptures)
+            let paths = StaticPaths.update(s.compiled?.staticPaths ?? .empty, tree: s.tree, changed: s.tree.changedStatic)
+            s.tree.changedStatic = []
+            let c = CompiledTable(generation: g, root: root, captures: root.maxCaptures, staticPaths: paths)
             s.compiled = c
             return c
         }
@@ -154,6 +156,14 @@ public final class Router: @unchecked Sendable {
         case .methodNotAllowed: return .methodNotAllowed(allowed: matcher.allowedMethods)
         }
     }
+}
+
+/// One generation of the compiled table.
+struct CompiledTable: @unchecked Sendable {
+    let generation: UInt64
+    let root: CompiledNode
+    let captures: Int
+    let staticPaths: StaticPaths
 }
 
 /// A matcher moving between threads through the pool: only one thread uses it at a time.

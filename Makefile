@@ -72,7 +72,10 @@ py-test: build py-deps
 	cd bindings/python && $(PYTHON) -m pytest -q tests
 
 # Every door and every peer harness answers a few requests correctly (no timing asserted).
-bench-smoke: build bench-deps
+# A peer that cannot be installed is reported as unavailable by the smoke run, not a failure of
+# make test; a harness that answers wrong or crashes is.
+bench-smoke: build
+	@$(MAKE) --no-print-directory bench-deps || echo "bench-smoke: some peers could not be installed; they will show as unavailable"
 	$(PYTHON) benchmarks/run.py --smoke
 
 # The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in README.md.

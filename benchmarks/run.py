@@ -219,7 +219,7 @@ def main() -> int:
             print(f"smoke: {m['door']}: UNAVAILABLE ({m['unavailable'].splitlines()[0]})")
         for p in problems:
             print(f"smoke: PROBLEM {p}")
-        print(f"bench smoke: {len(doors)} passed, {len(problems)} failed, {len(missing)} skipped")
+        print(f"bench-smoke: {len(doors)} passed, {len(problems)} failed, {len(missing)} skipped")
         interlock_doors = [d for d in doors if "nterlock" in d or d.startswith("C ilk")]
         return 1 if problems or len(interlock_doors) < 4 else 0
     results: list[dict] = []

@@ -33,23 +33,13 @@ struct URISpans {
     return false
 }
 
-/// Bytes copied as they are into a normalized path: ASCII path characters other than ".".
-/// (A tuple-backed table: no bounds or lazy-initialization checks on the lookup path.)
-private let plainPathByte: PlainPathBytes = PlainPathBytes()
-
-struct PlainPathBytes {
-    private var bits: (UInt64, UInt64) = (0, 0)
-
-    init() {
-        for c in UInt8(0)..<128 where isPathChar(c) && c != 0x2E {
-            if c < 64 { bits.0 |= 1 << UInt64(c) } else { bits.1 |= 1 << UInt64(c - 64) }
-        }
-    }
-
-    @inline(__always) subscript(_ c: Int) -> Bool {
-        c < 64 ? (bits.0 >> UInt64(c)) & 1 != 0 : c < 128 && (bits.1 >> UInt64(c &- 64)) & 1 != 0
-    }
-}
+/// Bytes copied as they are into a normalized path (ASCII path characters other than "."): a
+/// 256-entry table, one load per byte on the lookup path.
+nonisolated(unsafe) private let plainPathByte: UnsafePointer<Bool> = {  // written once, then only read
+    let table = UnsafeMutablePointer<Bool>.allocate(capacity: 256)
+    for c in 0..<256 { table[c] = c < 128 && isPathChar(UInt8(c)) && c != 0x2E }
+    return UnsafePointer(table)
+}()
 
 enum URIParser {
     /// The output buffer must hold `3 * input.count + 1` bytes (every byte may become an escape).
@@ -182,10 +172,15 @@ enum URIParser {
                 let c = input[i]
                 // Most bytes stand as they are: copy a run of them with no further checks.
                 if plain[Int(c)] && utf8.isComplete {
-                    var j = i + 1
-                    while j < n && plain[Int(input[j])] { j += 1 }
-                    (out + o).update(from: input.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: j - i)
-                    o += j - i; others += j - i; i = j
+                    // Copy while scanning: runs are short (a segment), so a memcpy call would cost more.
+                    let start = i
+                    out[o] = c; o += 1; i += 1
+                    while i < n {
+                        let d = input[i]
+                        if !plain[Int(d)] { break }
+                        out[o] = d; o += 1; i += 1
+                    }
+                    others += i - start
                     continue
                 }
                 if c == slash || c == 0x3F || c == 0x23 { break }

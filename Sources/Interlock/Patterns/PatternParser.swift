@@ -69,7 +69,8 @@ struct PatternParser {
         while j < bytes.count, isAlpha(bytes[j]) || isDigit(bytes[j]) || bytes[j] == 0x2B || bytes[j] == 0x2D || bytes[j] == 0x2E {
             j += 1
         }
-        guard j + 2 < bytes.count + 0, bytes[j] == 0x3A, bytes[j + 1] == slash, j + 2 < bytes.count, bytes[j + 2] == slash else {
+        // "scheme://" only: "name:..." without "//" is a path whose first segment has a ':'.
+        guard j + 2 < bytes.count, bytes[j] == 0x3A, bytes[j + 1] == slash, bytes[j + 2] == slash else {
             return (nil, nil)
         }
         let scheme = bytes[start..<j].map(lowercased)

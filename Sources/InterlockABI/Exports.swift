@@ -208,22 +208,10 @@ public func ilk_router_match_packed(
     let rc = ilk_router_match(router, method, uri, uriLength, m)
     guard let m, rc >= 0 else { return rc }
     return Unmanaged<MatchHandle>.fromOpaque(UnsafeRawPointer(m))._withUnsafeGuaranteedRef { h in
-        let matcher = h.matcher
-        routeID?.pointee = rc == ILK_OK ? matcher.route?.id ?? 0 : 0
-        h.packed.removeAll(keepingCapacity: true)
-        if rc == ILK_OK {
-            for k in 0..<matcher.parameterCount {
-                let (name, nameLength) = matcher.parameterName(k)
-                let (value, valueLength) = matcher.parameterValue(k)
-                h.packed.append(contentsOf: UnsafeBufferPointer(start: name, count: nameLength))
-                h.packed.append(0)
-                h.packed.append(contentsOf: UnsafeBufferPointer(start: value, count: valueLength))
-                h.packed.append(0)
-            }
-        }
-        // The buffer lives in the handle and is not touched until the next lookup.
-        params?.pointee = h.packed.withUnsafeBufferPointer { $0.baseAddress }
-        paramsLength?.pointee = h.packed.count
+        routeID?.pointee = rc == ILK_OK ? h.matcher.routeID : 0
+        let length = rc == ILK_OK ? h.pack() : 0
+        params?.pointee = UnsafePointer(h.packed)
+        paramsLength?.pointee = length
         return rc
     }
 }

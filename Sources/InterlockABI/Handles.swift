@@ -78,10 +78,35 @@ final class RouterHandle {
 
 final class MatchHandle {
     let matcher = Matcher(preallocate: true)
-    /// The packed parameters of the last ilk_router_match_packed (capacity kept across lookups).
-    var packed: [CChar] = []
+    /// The packed parameters of the last ilk_router_match_packed: a raw buffer, grown only when a
+    /// match has more parameter text than any before.
+    var packed = UnsafeMutablePointer<CChar>.allocate(capacity: 4096)
+    var packedCapacity = 4096
 
-    init() { packed.reserveCapacity(4096) }
+    deinit { packed.deallocate() }
+
+    /// Packs the last match's parameters as "name\0value\0..."; returns the length.
+    func pack() -> Int {
+        var need = 0
+        for k in 0..<matcher.parameterCount {
+            need += matcher.parameterName(k).1 + matcher.parameterValue(k).1 + 2
+        }
+        if need > packedCapacity {
+            packed.deallocate()
+            packedCapacity = max(need, packedCapacity * 2)
+            packed = .allocate(capacity: packedCapacity)
+        }
+        var o = 0
+        for k in 0..<matcher.parameterCount {
+            let (name, nameLength) = matcher.parameterName(k)
+            let (value, valueLength) = matcher.parameterValue(k)
+            (packed + o).update(from: name, count: nameLength); o += nameLength
+            packed[o] = 0; o += 1
+            (packed + o).update(from: value, count: valueLength); o += valueLength
+            packed[o] = 0; o += 1
+        }
+        return o
+    }
 }
 
 /// Owns C copies of strings for as long as the handle lives.

@@ -51,6 +51,11 @@ public final class Matcher {
     private unowned(unsafe) var leaf: UnitLeaf? = nil
     /// The route that matched last, or nil.
     public var route: Route? { leaf?.route }
+    /// The id of the route that matched last, or 0 (no reference counting: for hot paths).
+    public var routeID: RouteID {
+        guard let leaf else { return 0 }
+        return leaf.routeID
+    }
     private var names: ParameterNames? { leaf?.names }
     /// Number of parameters of the last match.
     public private(set) var parameterCount = 0
@@ -328,8 +333,8 @@ public final class Matcher {
     /// The name of parameter `i` of the last match, NUL-terminated, valid while the matcher holds
     /// this table (until a lookup after the router changed).
     public func parameterName(_ i: Int) -> (UnsafePointer<CChar>, Int) {
-        let names = self.names!
-        return (names.pointer(i), names.lengths[i])
+        let leaf = self.leaf!
+        return (UnsafePointer(leaf.nameStorage + leaf.nameOffsets[i]), leaf.nameLengths[i])
     }
 
     /// The decoded value of parameter `i`, NUL-terminated, valid until the next lookup.

@@ -26,11 +26,21 @@ final class UnitLeaf: @unchecked Sendable {
     let groupCount: Int
     /// `names.count`, kept here so the lookup path need not touch `names`.
     let parameterCount: Int
+    /// `route.id`, for the same reason.
+    let routeID: RouteID
+    /// `names`' storage, offsets and lengths, for the same reason (owned by `names`).
+    let nameStorage: UnsafeMutablePointer<CChar>
+    let nameOffsets: UnsafeMutablePointer<Int>
+    let nameLengths: UnsafeMutablePointer<Int>
 
     init(route: Route, names: ParameterNames, groups: [Int32]) {
         self.route = route
         self.names = names
         self.parameterCount = names.count
+        self.routeID = route.id
+        self.nameStorage = names.storage
+        self.nameOffsets = names.offsets
+        self.nameLengths = names.lengths
         self.groupCount = groups.count
         self.groups = .allocate(capacity: max(groups.count, 1))
         for (i, g) in groups.enumerated() { self.groups[i] = Int(g) }

@@ -6,7 +6,8 @@ import Interlock
 final class ErrorState {
     static let capacity = 1024
     let message: UnsafeMutablePointer<CChar>
-    var offset = Int.max   // Int.max reads back as ILK_NO_OFFSET ((size_t)-1 is not Int.max, see below)
+    var offset = 0
+    /// Without an offset, ilk_erroffset answers ILK_NO_OFFSET.
     var hasOffset = false
 
     init() {

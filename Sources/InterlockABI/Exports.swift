@@ -92,9 +92,13 @@ private func addRoute(
     do {
         try validateUTF8(UnsafeRawBufferPointer(start: patternPointer, count: strlen(patternPointer)), what: "pattern", code: .pattern)
         let id = try r.router.addRoute(String(cString: patternPointer), name: string(name))
-        let callback = CCallback(function: destination ?? { _, _, _ in 0 }, userdata: userdata, free: freeFn)
-        r.callbacks.withLock { $0.append(callback) }
-        if destination != nil { r.router.setDestination(callback.destination, for: id) }
+        if let destination {
+            let callback = CCallback(function: destination, userdata: userdata, free: freeFn)
+            r.userdata.withLock { $0.append(callback.userdata) }
+            r.router.setDestination(callback.destination, for: id)
+        } else {
+            r.userdata.withLock { $0.append(Userdata(userdata, free: freeFn)) }
+        }
         routeID?.pointee = id
         return ILK_OK
     } catch {

@@ -62,8 +62,8 @@ struct CallbackError: Error, CustomStringConvertible {
 
 final class RouterHandle {
     let router: Router
-    /// Userdata of every destination, freed when the router is.
-    let callbacks = Mutex<[CCallback]>([])
+    /// Userdata of every route, freed when the router is.
+    let userdata = Mutex<[Userdata]>([])
     let defaultCallback = Mutex<CCallback?>(nil)
     /// Numbers unnamed filters.
     let filterCount = Atomic<Int>(0)
@@ -71,7 +71,7 @@ final class RouterHandle {
     init(_ router: Router) { self.router = router }
 
     deinit {
-        for c in callbacks.withLock({ $0 }) { c.dispose() }
+        for u in userdata.withLock({ $0 }) { u.dispose() }
         defaultCallback.withLock { $0?.dispose() }
     }
 }

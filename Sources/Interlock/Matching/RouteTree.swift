@@ -48,10 +48,6 @@ final class TreeNode {
         self.size = TreeNode.entrySize(entry) + 4
     }
 
-    var hasChildren: Bool {
-        !literalOrder.isEmpty || !constrainedChildren.isEmpty || parameterChild != nil || catchAllChild != nil
-    }
-
     /// Children in precedence order.
     var childrenInOrder: [TreeNode] {
         var all = literalOrder

@@ -41,7 +41,7 @@ extension Router {
     public func addRequestInterceptor(_ interceptor: RequestInterceptor, route: RouteID? = nil) throws(InterlockError) {
         try state.withLock { (s: inout State) throws(InterlockError) in
             if let route {
-                guard route >= 1, Int(route) <= s.routes.count else { throw InterlockError(.unknownRoute, "no route has id \(route)") }
+                try s.checkRoute(route)
                 s.pipeline.routeRequestInterceptors[route, default: []].append(interceptor)
             } else {
                 s.pipeline.requestInterceptors.append(interceptor)
@@ -53,7 +53,7 @@ extension Router {
     public func addResponseInterceptor(_ interceptor: ResponseInterceptor, route: RouteID? = nil) throws(InterlockError) {
         try state.withLock { (s: inout State) throws(InterlockError) in
             if let route {
-                guard route >= 1, Int(route) <= s.routes.count else { throw InterlockError(.unknownRoute, "no route has id \(route)") }
+                try s.checkRoute(route)
                 s.pipeline.routeResponseInterceptors[route, default: []].append(interceptor)
             } else {
                 s.pipeline.responseInterceptors.append(interceptor)
@@ -111,4 +111,11 @@ extension Router {
     }
 
     var pipeline: PipelineConfiguration { state.withLock { $0.pipeline } }
+}
+
+extension Router.State {
+    /// Throws `.unknownRoute` unless `id` names a route.
+    func checkRoute(_ id: RouteID) throws(InterlockError) {
+        guard id >= 1, Int(id) <= routes.count else { throw InterlockError(.unknownRoute, "no route has id \(id)") }
+    }
 }

@@ -12,8 +12,6 @@ public final class Route: @unchecked Sendable {
     public let name: String?
     /// The pattern text, NUL-terminated, for borrowers that want a C string.
     public let patternCString: UnsafeMutablePointer<CChar>
-    /// Length of the pattern in bytes.
-    let patternLength: Int
     /// The name, NUL-terminated, or nil.
     public let nameCString: UnsafeMutablePointer<CChar>?
     /// The method, NUL-terminated, or nil for any method.
@@ -23,21 +21,9 @@ public final class Route: @unchecked Sendable {
         self.id = id
         self.pattern = pattern
         self.name = name
-        let bytes = Array(pattern.source.utf8)
-        patternLength = bytes.count
-        patternCString = .allocate(capacity: bytes.count + 1)
-        for (i, b) in bytes.enumerated() { patternCString[i] = CChar(bitPattern: b) }
-        patternCString[bytes.count] = 0
-        nameCString = name.map { Route.cString($0) }
-        if let method = pattern.method {
-            let m = Array(method.utf8)
-            let p = UnsafeMutablePointer<CChar>.allocate(capacity: m.count + 1)
-            for (i, b) in m.enumerated() { p[i] = CChar(bitPattern: b) }
-            p[m.count] = 0
-            methodCString = p
-        } else {
-            methodCString = nil
-        }
+        patternCString = Route.cString(pattern.source)
+        nameCString = name.map(Route.cString)
+        methodCString = pattern.method.map(Route.cString)
     }
 
     deinit {

@@ -168,6 +168,16 @@ enum URIParser {
             let segStart = o
             out[o] = slash; o += 1
             var dots = 0, others = 0
+            /// Writes a byte bare, or as an escape with upper-case hex; counts dots for "." and "..".
+            func emit(_ v: UInt8, bare: Bool) {
+                if bare {
+                    out[o] = v; o += 1
+                    if v == 0x2E { dots += 1 } else { others += 1 }
+                } else {
+                    out[o] = percent; out[o + 1] = upperHex[Int(v >> 4)]; out[o + 2] = upperHex[Int(v & 15)]
+                    o += 3; others += 1
+                }
+            }
             while i < n {
                 let c = input[i]
                 // Most bytes stand as they are: copy a run of them with no further checks.
@@ -191,25 +201,13 @@ enum URIParser {
                     let v = h << 4 | l
                     if v == 0 { throw InterlockError(.uri, "percent-escape decodes to NUL", offset: i) }
                     guard utf8.feed(v) else { throw InterlockError(.uri, "path is not valid UTF-8 once decoded", offset: i) }
-                    if isUnreserved(v) {
-                        out[o] = v; o += 1
-                        if v == 0x2E { dots += 1 } else { others += 1 }
-                    } else {
-                        out[o] = percent; out[o + 1] = upperHex[Int(v >> 4)]; out[o + 2] = upperHex[Int(v & 15)]
-                        o += 3; others += 1
-                    }
+                    emit(v, bare: isUnreserved(v))
                     i += 3
                     continue
                 }
                 if isControl(c) { throw InterlockError(.uri, "control byte in path", offset: i) }
                 guard utf8.feed(c) else { throw InterlockError(.uri, "path is not valid UTF-8", offset: i) }
-                if isPathChar(c) {
-                    out[o] = c; o += 1
-                    if c == 0x2E { dots += 1 } else { others += 1 }
-                } else {
-                    out[o] = percent; out[o + 1] = upperHex[Int(c >> 4)]; out[o + 2] = upperHex[Int(c & 15)]
-                    o += 3; others += 1
-                }
+                emit(c, bare: isPathChar(c))
                 i += 1
             }
             if !utf8.isComplete { throw InterlockError(.uri, "path is not valid UTF-8", offset: i) }

@@ -95,7 +95,7 @@ private func addRoute(
         if let destination {
             let callback = CCallback(function: destination, userdata: userdata, free: freeFn)
             r.userdata.withLock { $0.append(callback.userdata) }
-            r.router.setDestination(callback.destination, for: id)
+            try r.router.setDestination(callback.destination, for: id)
         } else {
             r.userdata.withLock { $0.append(Userdata(userdata, free: freeFn)) }
         }

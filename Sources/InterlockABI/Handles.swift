@@ -132,7 +132,8 @@ final class CStringStore {
 final class RequestHandle {
     var request: Request
     var errorMessage: String? = nil
-    private let store = CStringStore()
+    /// Made on the first string a callback asks for: most ask for none.
+    private lazy var store = CStringStore()
     private var fields: [Int: UnsafePointer<CChar>?] = [:]
     private var parameters: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
     private var queryPairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
@@ -211,7 +212,7 @@ final class RequestHandle {
 final class ResponseHandle {
     var response: Response
     var errorMessage: String? = nil
-    let store = CStringStore()
+    lazy var store = CStringStore()
     init(_ response: Response = Response()) { self.response = response }
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 }
@@ -221,8 +222,9 @@ final class ResponseHandle {
 final class ResultHandle {
     let resolution: Resolution
     let status: Int32
-    private let store = CStringStore()
-    let body: UnsafeMutableRawPointer
+    private lazy var store = CStringStore()
+    /// The body, copied on first access into memory that lives as long as the result (never NULL).
+    private var bodyCopy: UnsafeMutableRawPointer? = nil
 
     init(_ resolution: Resolution) {
         self.resolution = resolution
@@ -237,21 +239,27 @@ final class ResultHandle {
         case .retryLimit: status = 7
         case .error: status = ILK_ECALLBACK
         }
-        let bytes = resolution.response.body
-        body = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        bytes.withUnsafeBytes { if let b = $0.baseAddress { body.copyMemory(from: b, byteCount: bytes.count) } }
     }
 
-    deinit { body.deallocate() }
+    deinit { bodyCopy?.deallocate() }
+
+    var body: UnsafeRawPointer {
+        if let bodyCopy { return UnsafeRawPointer(bodyCopy) }
+        let bytes = resolution.response.body
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeBytes { if let b = $0.baseAddress { copy.copyMemory(from: b, byteCount: bytes.count) } }
+        bodyCopy = copy
+        return UnsafeRawPointer(copy)
+    }
 
     lazy var request = RequestHandle(resolution.request)
 
     lazy var headers: [(UnsafePointer<CChar>, UnsafePointer<CChar>)] =
-        resolution.response.headers.map { [store] in (store.keep($0.name), store.keep($0.value)) }
+        resolution.response.headers.map { [self] in (self.store.keep($0.name), self.store.keep($0.value)) }
 
     lazy var allowed: [UnsafePointer<CChar>] = {
         guard case .methodNotAllowed(let methods) = resolution.status else { return [] }
-        return methods.map { [store] in store.keep($0) }
+        return methods.map { [self] in store.keep($0) }
     }()
 
     lazy var error: UnsafePointer<CChar>? = {
@@ -261,10 +269,10 @@ final class ResultHandle {
         }
     }()
 
-    lazy var redirects: [UnsafePointer<CChar>] = resolution.redirects.map { [store] in store.keep($0) }
+    lazy var redirects: [UnsafePointer<CChar>] = resolution.redirects.map { [self] in store.keep($0) }
 
     lazy var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] =
-        resolution.trace.map { [store] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
+        resolution.trace.map { [self] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
 
     /// A C copy of a state value, kept with the result.
     func state(_ key: String) -> UnsafePointer<CChar>? {

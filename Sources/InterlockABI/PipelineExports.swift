@@ -22,6 +22,7 @@ final class InterceptorHandle {
 final class ChainHandle {
     let chain: FilterChain
     var downstream: Downstream? = nil
+    /// The downstream response as C sees it: made when the filter first asks for it.
     var response: ResponseHandle? = nil
     var error: (any Error)? = nil
     var target: FilterResult? = nil
@@ -83,7 +84,7 @@ public func ilk_filter_chain_next(_ chain: OpaquePointer?, _ request: OpaquePoin
     do {
         let d = try ch.chain.next(req.request)
         ch.downstream = d
-        ch.response = ResponseHandle(d.response)
+        ch.response = nil
         switch d.outcome {
         case .completed: return ILK_OK
         case .notFound: return ILK_NOT_FOUND
@@ -102,7 +103,9 @@ public func ilk_filter_chain_next(_ chain: OpaquePointer?, _ request: OpaquePoin
 
 @_cdecl("ilk_filter_chain_response")
 public func ilk_filter_chain_response(_ chain: OpaquePointer?) -> OpaquePointer? {
-    handle(chain, as: ChainHandle.self)?.response?.opaque
+    guard let ch = handle(chain, as: ChainHandle.self), let downstream = ch.downstream else { return nil }
+    if ch.response == nil { ch.response = ResponseHandle(downstream.response) }
+    return ch.response?.opaque
 }
 
 @_cdecl("ilk_filter_chain_redirect")
@@ -130,14 +133,16 @@ public func ilk_router_set_guard(
     _ router: OpaquePointer?, _ routeID: UInt32, _ fn: GuardFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    // Checked first so that a refused call leaves the userdata with the caller; routes are never
+    // removed, so the setGuard calls below cannot fail.
     guard r.router.route(routeID) != nil else { return fail(InterlockError(.unknownRoute, "no route has id \(routeID)")) }
     guard let fn else {
-        r.router.setGuard(nil, for: routeID)
+        try? r.router.setGuard(nil, for: routeID)
         if let freeFn { freeFn(userdata) }
         return ILK_OK
     }
     let ud = Userdata(userdata, free: freeFn)
-    r.router.setGuard({ request in
+    try? r.router.setGuard({ request in
         let req = RequestHandle(request)
         let rc = withExtendedLifetime(req) { fn(req.opaque, ud.pointer) }
         if rc < 0 { throw CallbackError(message: req.errorMessage ?? "guard returned \(rc)") }

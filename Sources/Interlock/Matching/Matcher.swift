@@ -365,14 +365,19 @@ public final class Matcher {
 
     /// The last match as a value.
     public func routeMatch() -> RouteMatch {
+        RouteMatch(routeID: route!.id, pattern: route!.pattern.source, name: route!.name, parameters: parameterList())
+    }
+
+    /// The last match's parameter names and decoded values.
+    func parameterList() -> [(name: String, value: String)] {
+        guard let names = self.names, parameterCount > 0 else { return [] }
         var params: [(name: String, value: String)] = []
-        let names = self.names!
+        params.reserveCapacity(parameterCount)
         for i in 0..<parameterCount {
             let (v, n) = parameterValue(i)
-            let value = UnsafeRawBufferPointer(start: v, count: n)
-            params.append((names.names[i], String(decoding: value, as: UTF8.self)))
+            params.append((names.names[i], String(decoding: UnsafeRawBufferPointer(start: v, count: n), as: UTF8.self)))
         }
-        return RouteMatch(routeID: route!.id, pattern: route!.pattern.source, name: route!.name, parameters: params)
+        return params
     }
 }
 

@@ -65,22 +65,24 @@ public struct Filter: Sendable {
 
 /// The rest of the pipeline, as one filter sees it. `next` may be called once.
 public final class FilterChain: @unchecked Sendable {
-    private let rest: (Request) throws -> Downstream
-    private let filterName: String
+    private let run: PipelineRun
+    private let index: Int
+    private let created: PipelineRun.Created
     private var called = false
 
-    init(filterName: String, rest: @escaping (Request) throws -> Downstream) {
-        self.filterName = filterName
-        self.rest = rest
+    init(run: PipelineRun, index: Int, created: PipelineRun.Created) {
+        self.run = run
+        self.index = index
+        self.created = created
     }
 
     /// Runs the rest of the chain (later filters, the guard, the destination and the response
     /// interceptors) with `request`. Calling it a second time throws and runs nothing.
     public func next(_ request: Request) throws -> Downstream {
         if called {
-            throw InterlockError(.callback, "filter '\(filterName)' called next twice; the rest of the chain ran once")
+            throw InterlockError(.callback, "filter '\(run.global.filters[index].name)' called next twice; the rest of the chain ran once")
         }
         called = true
-        return try rest(request)
+        return try run.next(after: index, request, created)
     }
 }

@@ -34,20 +34,29 @@ public protocol ResponseIntercepting: Sendable {
 
 /// A request interceptor: a named closure, or a composition of interceptors.
 public struct RequestInterceptor: Sendable {
+    /// One closure with its name: what a composition is made of and what the pipeline runs.
+    final class Leaf: Sendable {
+        let name: String
+        let run: @Sendable (inout Request) throws -> RequestDecision
+        init(name: String, run: @escaping @Sendable (inout Request) throws -> RequestDecision) {
+            self.name = name
+            self.run = run
+        }
+    }
     enum Body: Sendable {
-        case leaf(name: String, run: @Sendable (inout Request) throws -> RequestDecision)
+        case leaf(Leaf)
         case chain([RequestInterceptor])
     }
     let body: Body
 
     /// An interceptor from a closure; `name` appears in the trace.
     public init(name: String, _ run: @escaping @Sendable (inout Request) throws -> RequestDecision) {
-        body = .leaf(name: name, run: run)
+        body = .leaf(Leaf(name: name, run: run))
     }
 
     /// An interceptor from an object.
     public init(name: String? = nil, _ object: some RequestIntercepting) {
-        body = .leaf(name: name ?? String(describing: type(of: object)), run: { try object.intercept(&$0) })
+        self.init(name: name ?? String(describing: type(of: object))) { try object.intercept(&$0) }
     }
 
     private init(chain: [RequestInterceptor]) { body = .chain(chain) }
@@ -60,9 +69,9 @@ public struct RequestInterceptor: Sendable {
     public func after(_ other: RequestInterceptor) -> RequestInterceptor { .chain(inOrder: [other, self]) }
 
     /// The leaves in the order they run.
-    var leaves: [(name: String, run: @Sendable (inout Request) throws -> RequestDecision)] {
+    var leaves: [Leaf] {
         switch body {
-        case .leaf(let name, let run): return [(name, run)]
+        case .leaf(let leaf): return [leaf]
         case .chain(let list): return list.flatMap(\.leaves)
         }
     }
@@ -70,20 +79,29 @@ public struct RequestInterceptor: Sendable {
 
 /// A response interceptor: a named closure, or a composition of interceptors.
 public struct ResponseInterceptor: Sendable {
+    /// One closure with its name: what a composition is made of and what the pipeline runs.
+    final class Leaf: Sendable {
+        let name: String
+        let run: @Sendable (inout Response, Request) throws -> ResponseDecision
+        init(name: String, run: @escaping @Sendable (inout Response, Request) throws -> ResponseDecision) {
+            self.name = name
+            self.run = run
+        }
+    }
     enum Body: Sendable {
-        case leaf(name: String, run: @Sendable (inout Response, Request) throws -> ResponseDecision)
+        case leaf(Leaf)
         case chain([ResponseInterceptor])
     }
     let body: Body
 
     /// An interceptor from a closure; `name` appears in the trace.
     public init(name: String, _ run: @escaping @Sendable (inout Response, Request) throws -> ResponseDecision) {
-        body = .leaf(name: name, run: run)
+        body = .leaf(Leaf(name: name, run: run))
     }
 
     /// An interceptor from an object.
     public init(name: String? = nil, _ object: some ResponseIntercepting) {
-        body = .leaf(name: name ?? String(describing: type(of: object)), run: { try object.intercept(&$0, request: $1) })
+        self.init(name: name ?? String(describing: type(of: object))) { try object.intercept(&$0, request: $1) }
     }
 
     private init(chain: [ResponseInterceptor]) { body = .chain(chain) }
@@ -95,9 +113,10 @@ public struct ResponseInterceptor: Sendable {
     /// `other`, then this interceptor.
     public func after(_ other: ResponseInterceptor) -> ResponseInterceptor { .chain(inOrder: [other, self]) }
 
-    var leaves: [(name: String, run: @Sendable (inout Response, Request) throws -> ResponseDecision)] {
+    /// The leaves in the order they run.
+    var leaves: [Leaf] {
         switch body {
-        case .leaf(let name, let run): return [(name, run)]
+        case .leaf(let leaf): return [leaf]
         case .chain(let list): return list.flatMap(\.leaves)
         }
     }

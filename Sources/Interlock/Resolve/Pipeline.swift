@@ -12,22 +12,26 @@ extension Router {
     /// first one: a malformed redirect target ends the resolve with `.error`); everything else,
     /// callback errors included, is in the ``Resolution``.
     public func resolve(_ uri: String, method: String? = nil) throws(InterlockError) -> Resolution {
-        try withBytes(Array(uri.utf8)) { (u) throws(InterlockError) in try resolve(bytes: u, method: method) }
+        try withBytes(uri) { (u) throws(InterlockError) in try resolve(bytes: u, method: method) }
     }
 
     /// Resolves the URI in `bytes` (UTF-8, not NUL-terminated), as ``resolve(_:method:)``.
     public func resolve(bytes: UnsafeRawBufferPointer, method: String? = nil) throws(InterlockError) -> Resolution {
         let run = PipelineRun(router: self, method: method)
+        defer { returnMatcher(run.pooled) }
         let first = try run.create(bytes)
         return run.run(from: first)
     }
 }
 
-/// The state of one resolve while it runs.
+/// The state of one resolve while it runs. Everything it needs from the router is taken once, at
+/// the start (the global pipeline, a matcher) or once per match (what runs around the route), so
+/// no lock is held while callbacks run and a callback may resolve or add routes.
 final class PipelineRun {
     let router: Router
     let method: String?
-    let config: PipelineConfiguration
+    let global: GlobalPipeline
+    let pooled: PooledMatcher
     let state = ResolveState()
     var trace: [TraceEntry] = []
     var redirects: [String] = []
@@ -35,7 +39,8 @@ final class PipelineRun {
     init(router: Router, method: String?) {
         self.router = router
         self.method = method
-        self.config = router.pipeline
+        (pooled, global) = router.beginResolve()
+        trace.reserveCapacity(8)
     }
 
     private func note(_ stage: Stage, _ name: String, _ decision: String) {
@@ -44,27 +49,32 @@ final class PipelineRun {
 
     /// Stage 1: the request for `bytes`, and whether a route matched.
     func create(_ bytes: UnsafeRawBufferPointer) throws(InterlockError) -> Created {
-        let pooled = router.takeMatcher()
-        defer { router.returnMatcher(pooled) }
         let matcher = pooled.matcher
         let outcome: MatchOutcome
         if let method {
-            outcome = try withBytes(Array(method.utf8)) { (m) throws(InterlockError) in try matcher.match(router, method: m, uri: bytes) }
+            outcome = try withBytes(method) { (m) throws(InterlockError) in try matcher.match(router, method: m, uri: bytes) }
         } else {
             outcome = try matcher.match(router, method: nil, uri: bytes)
         }
         let uri = String(decoding: bytes, as: UTF8.self)
         let request = matcher.request(uri: uri, method: method, bytes: bytes, matched: outcome == .matched, state: state)
+        var parts = RouteParts.empty
         switch outcome {
-        case .matched: note(.match, uri, request.route.map { $0.name ?? $0.pattern.source } ?? "")
+        case .matched:
+            if let route = request.route {
+                parts = router.parts(of: route.id)
+                note(.match, uri, route.name ?? route.pattern.source)
+            }
         case .notFound: note(.match, uri, "no route")
         case .methodNotAllowed: note(.match, uri, "method not allowed")
         }
-        return Created(request: request, allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
+        return Created(request: request, parts: parts, allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
     }
 
     struct Created {
         let request: Request
+        /// What runs around the matched route (empty when none matched).
+        let parts: RouteParts
         /// Set when the path matched only under other methods.
         let allowed: [String]?
     }
@@ -78,14 +88,14 @@ final class PipelineRun {
                 return Resolution(status: status.final, request: request, response: response,
                                   redirects: redirects, trace: trace)
             }
-            if redirects.count >= config.redirectLimit {
-                note(.redirect, uri, "refused: more than \(config.redirectLimit) redirects")
+            if redirects.count >= global.redirectLimit {
+                note(.redirect, uri, "refused: more than \(global.redirectLimit) redirects")
                 return Resolution(status: .redirectLoop, request: request, response: Response(),
                                   redirects: redirects, trace: trace)
             }
             redirects.append(uri)
             do {
-                created = try withBytes(Array(uri.utf8)) { (u) throws(InterlockError) in try create(u) }
+                created = try withBytes(uri) { (u) throws(InterlockError) in try create(u) }
             } catch {
                 return Resolution(status: .error("redirect to '\(uri)': \(error)"), request: request,
                                   response: Response(), redirects: redirects, trace: trace)
@@ -108,25 +118,13 @@ final class PipelineRun {
         var retries = 0
         while true {
             var request = created.request   // every attempt starts from the original request
-            let route = request.route
-            let interceptors = (route.flatMap { config.routeRequestInterceptors[$0.id] } ?? []) + config.requestInterceptors
-            for leaf in interceptors.flatMap(\.leaves) {
-                do {
-                    switch try leaf.run(&request) {
-                    case .proceed:
-                        note(.requestInterceptor, leaf.name, "continue")
-                    case .abort(let reason):
-                        note(.requestInterceptor, leaf.name, "abort: \(reason)")
-                        return (.done(.aborted(reason)), request, Response())
-                    }
-                } catch {
-                    note(.requestInterceptor, leaf.name, "error: \(message(error))")
-                    return (.done(.error(message(error))), request, Response())
-                }
+            // The route's scope first, then the global interceptors.
+            if let ended = intercept(&request, created.parts.requestLeaves) ?? intercept(&request, global.requestLeaves) {
+                return (.done(ended), request, Response())
             }
             let downstream: Downstream
             do {
-                downstream = try filter(0, request, allowed: created.allowed)
+                downstream = try filter(0, request, created)
             } catch {
                 return (.done(.error(message(error))), request, Response())
             }
@@ -140,8 +138,8 @@ final class PipelineRun {
             case .redirect(let uri): return (.redirect(uri), request, Response())
             case .retry:
                 retries += 1
-                if retries > config.retryLimit {
-                    note(.retry, request.uri, "refused: more than \(config.retryLimit) retries")
+                if retries > global.retryLimit {
+                    note(.retry, request.uri, "refused: more than \(global.retryLimit) retries")
                     return (.done(.retryLimit), request, Response())
                 }
                 note(.retry, request.uri, "attempt \(retries + 1)")
@@ -149,14 +147,30 @@ final class PipelineRun {
         }
     }
 
-    /// Stage 3: filter `index` and, through its chain, the rest.
-    private func filter(_ index: Int, _ request: Request, allowed: [String]?) throws -> Downstream {
-        guard index < config.filters.count else { return try terminal(request, allowed: allowed) }
-        let f = config.filters[index]
-        let chain = FilterChain(filterName: f.name) { [self] next in
-            note(.filter, f.name, "continue")
-            return try filter(index + 1, next, allowed: allowed)
+    /// Stage 2: runs `leaves` on `request`; returns how the resolve ends if one aborts or fails.
+    private func intercept(_ request: inout Request, _ leaves: [RequestInterceptor.Leaf]) -> ResolveStatus? {
+        for leaf in leaves {
+            do {
+                switch try leaf.run(&request) {
+                case .proceed:
+                    note(.requestInterceptor, leaf.name, "continue")
+                case .abort(let reason):
+                    note(.requestInterceptor, leaf.name, "abort: \(reason)")
+                    return .aborted(reason)
+                }
+            } catch {
+                note(.requestInterceptor, leaf.name, "error: \(message(error))")
+                return .error(message(error))
+            }
         }
+        return nil
+    }
+
+    /// Stage 3: filter `index` and, through its chain, the rest.
+    func filter(_ index: Int, _ request: Request, _ created: Created) throws -> Downstream {
+        guard index < global.filters.count else { return try terminal(request, created) }
+        let f = global.filters[index]
+        let chain = FilterChain(run: self, index: index, created: created)
         let result: FilterResult
         do {
             result = try f.run(request, chain)
@@ -180,14 +194,22 @@ final class PipelineRun {
         }
     }
 
+    /// Filter `index` called `next`: the filters after it, or the terminal stages.
+    func next(after index: Int, _ request: Request, _ created: Created) throws -> Downstream {
+        note(.filter, global.filters[index].name, "continue")
+        return try filter(index + 1, request, created)
+    }
+
     /// Stages 4 to 6: guard, destination, response interceptors.
-    private func terminal(_ request: Request, allowed: [String]?) throws -> Downstream {
+    private func terminal(_ request: Request, _ created: Created) throws -> Downstream {
         let route = request.route
+        // A filter may have changed the request's route: then what runs around it is looked up again.
+        let parts = route.map { $0.id == created.request.route?.id ? created.parts : router.parts(of: $0.id) } ?? .empty
         let destination: Destination?
         let destinationName: String
         if let route {
             let name = route.name ?? route.pattern.source
-            if let routeGuard = config.guards[route.id] {
+            if let routeGuard = parts.routeGuard {
                 let ok: Bool
                 do { ok = try routeGuard(request) } catch {
                     note(.guard, name, "error: \(message(error))")
@@ -199,11 +221,11 @@ final class PipelineRun {
                     return Downstream(outcome: .guarded, response: Response())
                 }
             }
-            destination = router.destination(for: route.id)
+            destination = parts.destination
             destinationName = name
-        } else if let allowed {
+        } else if let allowed = created.allowed {
             return Downstream(outcome: .methodNotAllowed(allowed: allowed), response: Response())
-        } else if let fallback = router.defaultDestination {
+        } else if let fallback = global.defaultDestination {
             destination = fallback
             destinationName = "default"
         } else {
@@ -217,9 +239,19 @@ final class PipelineRun {
             }
             note(.destination, destinationName, "ran")
         }
-        let interceptors = config.responseInterceptors + (route.flatMap { config.routeResponseInterceptors[$0.id] } ?? [])
+        // The global response interceptors first, then the route's scope.
         var retry = false
-        for leaf in interceptors.flatMap(\.leaves) {
+        if let aborted = try intercept(&response, request, global.responseLeaves, retry: &retry)
+            ?? intercept(&response, request, parts.responseLeaves, retry: &retry) {
+            return Downstream(outcome: .aborted(aborted), response: Response())
+        }
+        return Downstream(outcome: retry ? .retry : .completed, response: response)
+    }
+
+    /// Stage 6: runs `leaves` on `response`; returns the reason if one aborts.
+    private func intercept(_ response: inout Response, _ request: Request, _ leaves: [ResponseInterceptor.Leaf],
+                           retry: inout Bool) throws -> String? {
+        for leaf in leaves {
             let decision: ResponseDecision
             do { decision = try leaf.run(&response, request) } catch {
                 note(.responseInterceptor, leaf.name, "error: \(message(error))")
@@ -233,10 +265,10 @@ final class PipelineRun {
                 retry = true
             case .abort(let reason):
                 note(.responseInterceptor, leaf.name, "abort: \(reason)")
-                return Downstream(outcome: .aborted(reason), response: Response())
+                return reason
             }
         }
-        return Downstream(outcome: retry ? .retry : .completed, response: response)
+        return nil
     }
 
     private func message(_ error: any Error) -> String {

@@ -9,16 +9,79 @@ public struct PendingLink: Equatable, Sendable {
     public let method: String?
 }
 
-/// Everything around the routes: filters, interceptors, guards, limits.
+/// What runs around one route: its destination, guard and scoped interceptors (flattened to the
+/// closures that run). Immutable: a change replaces the object, so a resolve takes it with one
+/// reference and no lock held while it runs.
+final class RouteParts: Sendable {
+    let destination: Destination?
+    let routeGuard: Guard?
+    let requestLeaves: [RequestInterceptor.Leaf]
+    let responseLeaves: [ResponseInterceptor.Leaf]
+
+    init(destination: Destination? = nil, routeGuard: Guard? = nil,
+         requestLeaves: [RequestInterceptor.Leaf] = [], responseLeaves: [ResponseInterceptor.Leaf] = []) {
+        self.destination = destination
+        self.routeGuard = routeGuard
+        self.requestLeaves = requestLeaves
+        self.responseLeaves = responseLeaves
+    }
+
+    /// Shared by every route that has nothing around it.
+    static let empty = RouteParts()
+
+    func with(destination: Destination?) -> RouteParts {
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves)
+    }
+    func with(routeGuard: Guard?) -> RouteParts {
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves)
+    }
+    func adding(_ leaves: [RequestInterceptor.Leaf]) -> RouteParts {
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves + leaves, responseLeaves: responseLeaves)
+    }
+    func adding(_ leaves: [ResponseInterceptor.Leaf]) -> RouteParts {
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves + leaves)
+    }
+}
+
+/// The global part of the pipeline as one resolve sees it: taken once per resolve, so that a
+/// filter added meanwhile changes later resolves only.
+final class GlobalPipeline: Sendable {
+    let filters: [Filter]
+    let requestLeaves: [RequestInterceptor.Leaf]
+    let responseLeaves: [ResponseInterceptor.Leaf]
+    let defaultDestination: Destination?
+    let redirectLimit: Int
+    let retryLimit: Int
+
+    init(_ c: PipelineConfiguration) {
+        filters = c.filters
+        requestLeaves = c.requestLeaves
+        responseLeaves = c.responseLeaves
+        defaultDestination = c.defaultDestination
+        redirectLimit = c.redirectLimit
+        retryLimit = c.retryLimit
+    }
+}
+
+/// Everything around the routes: filters, interceptors, guards, destinations, limits.
 struct PipelineConfiguration {
-    var filters: [Filter] = []
-    var requestInterceptors: [RequestInterceptor] = []
-    var responseInterceptors: [ResponseInterceptor] = []
-    var routeRequestInterceptors: [RouteID: [RequestInterceptor]] = [:]
-    var routeResponseInterceptors: [RouteID: [ResponseInterceptor]] = [:]
-    var guards: [RouteID: Guard] = [:]
-    var redirectLimit = 8
-    var retryLimit = 3
+    var filters: [Filter] = [] { didSet { snapshot = nil } }
+    var requestLeaves: [RequestInterceptor.Leaf] = [] { didSet { snapshot = nil } }
+    var responseLeaves: [ResponseInterceptor.Leaf] = [] { didSet { snapshot = nil } }
+    var defaultDestination: Destination? = nil { didSet { snapshot = nil } }
+    var redirectLimit = 8 { didSet { snapshot = nil } }
+    var retryLimit = 3 { didSet { snapshot = nil } }
+    /// One entry per route, at index id - 1.
+    var routes: [RouteParts] = []
+    private var snapshot: GlobalPipeline? = nil
+
+    /// The global part, built again only after a change.
+    mutating func global() -> GlobalPipeline {
+        if let snapshot { return snapshot }
+        let g = GlobalPipeline(self)
+        snapshot = g
+        return g
+    }
 }
 
 extension Router {
@@ -27,9 +90,24 @@ extension Router {
     public func addRoute(_ pattern: String, name: String? = nil, guard routeGuard: Guard? = nil,
                          destination: @escaping Destination) throws(InterlockError) -> RouteID {
         let id = try addRoute(pattern, name: name)
-        setDestination(destination, for: id)
-        if let routeGuard { setGuard(routeGuard, for: id) }
+        try setDestination(destination, for: id)
+        if let routeGuard { try setGuard(routeGuard, for: id) }
         return id
+    }
+
+    /// Sets (or replaces) the destination of route `id`. Throws `.unknownRoute` for an id no
+    /// route has.
+    public func setDestination(_ destination: @escaping Destination, for id: RouteID) throws(InterlockError) {
+        try state.withLock { (s: inout State) throws(InterlockError) in
+            try s.checkRoute(id)
+            s.pipeline.routes[Int(id) - 1] = s.pipeline.routes[Int(id) - 1].with(destination: destination)
+        }
+    }
+
+    /// The destination that runs when no route matches; nil for none.
+    public var defaultDestination: Destination? {
+        get { state.withLock { $0.pipeline.defaultDestination } }
+        set { state.withLock { $0.pipeline.defaultDestination = newValue } }
     }
 
     /// Appends a filter to the global chain.
@@ -42,9 +120,9 @@ extension Router {
         try state.withLock { (s: inout State) throws(InterlockError) in
             if let route {
                 try s.checkRoute(route)
-                s.pipeline.routeRequestInterceptors[route, default: []].append(interceptor)
+                s.pipeline.routes[Int(route) - 1] = s.pipeline.routes[Int(route) - 1].adding(interceptor.leaves)
             } else {
-                s.pipeline.requestInterceptors.append(interceptor)
+                s.pipeline.requestLeaves += interceptor.leaves
             }
         }
     }
@@ -54,16 +132,20 @@ extension Router {
         try state.withLock { (s: inout State) throws(InterlockError) in
             if let route {
                 try s.checkRoute(route)
-                s.pipeline.routeResponseInterceptors[route, default: []].append(interceptor)
+                s.pipeline.routes[Int(route) - 1] = s.pipeline.routes[Int(route) - 1].adding(interceptor.leaves)
             } else {
-                s.pipeline.responseInterceptors.append(interceptor)
+                s.pipeline.responseLeaves += interceptor.leaves
             }
         }
     }
 
-    /// Sets (or replaces, or with nil removes) the guard of route `id`.
-    public func setGuard(_ routeGuard: Guard?, for id: RouteID) {
-        state.withLock { $0.pipeline.guards[id] = routeGuard }
+    /// Sets (or replaces, or with nil removes) the guard of route `id`. Throws `.unknownRoute` for
+    /// an id no route has.
+    public func setGuard(_ routeGuard: Guard?, for id: RouteID) throws(InterlockError) {
+        try state.withLock { (s: inout State) throws(InterlockError) in
+            try s.checkRoute(id)
+            s.pipeline.routes[Int(id) - 1] = s.pipeline.routes[Int(id) - 1].with(routeGuard: routeGuard)
+        }
     }
 
     /// How many redirects one resolve may follow before it ends as `redirectLoop` (8 unless set).
@@ -110,7 +192,17 @@ extension Router {
         state.withLock { $0.pendingLink = link }
     }
 
-    var pipeline: PipelineConfiguration { state.withLock { $0.pipeline } }
+    /// What one resolve needs from the router's state, taken under one lock: a matcher from the
+    /// pool and the global pipeline.
+    func beginResolve() -> (PooledMatcher, GlobalPipeline) {
+        let (pooled, global) = state.withLock { s in (s.pool.popLast(), s.pipeline.global()) }
+        return (pooled ?? PooledMatcher(matcher: Matcher()), global)
+    }
+
+    /// What runs around route `id`.
+    func parts(of id: RouteID) -> RouteParts {
+        state.withLock { s in Int(id) >= 1 && Int(id) <= s.pipeline.routes.count ? s.pipeline.routes[Int(id) - 1] : .empty }
+    }
 }
 
 extension Router.State {

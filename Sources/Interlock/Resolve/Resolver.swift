@@ -5,7 +5,7 @@ extension Router {
     @discardableResult
     public func addRoute(_ pattern: String, name: String? = nil, destination: @escaping Destination) throws(InterlockError) -> RouteID {
         let id = try addRoute(pattern, name: name)
-        setDestination(destination, for: id)
+        try setDestination(destination, for: id)
         return id
     }
 
@@ -22,10 +22,7 @@ extension Matcher {
         }
         let path = pathString()
         var parameters: [(name: String, value: String)] = []
-        if matched {
-            let m = routeMatch()
-            parameters = m.parameters
-        }
+        if matched { parameters = parameterList() }
         return Request(
             uri: uri, method: method,
             scheme: text(spans.scheme, lower: true), host: text(spans.host, lower: true), port: text(spans.port),

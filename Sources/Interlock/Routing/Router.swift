@@ -34,8 +34,6 @@ public final class Router: @unchecked Sendable {
         var compiled: CompiledTable? = nil
         /// Matchers for `match(_:method:)`, handed to one caller at a time.
         var pool: [PooledMatcher] = []
-        var destinations: [RouteID: Destination] = [:]
-        var defaultDestination: Destination? = nil
         var pipeline = PipelineConfiguration()
         var pendingLink: PendingLink? = nil
     }
@@ -66,6 +64,7 @@ public final class Router: @unchecked Sendable {
             }
             s.tree.insert(route)
             s.routes.append(route)
+            s.pipeline.routes.append(.empty)
             if let name { s.routesByName[name] = route }
             generation.add(1, ordering: .releasing)
             return route.id
@@ -88,21 +87,6 @@ public final class Router: @unchecked Sendable {
 
     func returnMatcher(_ m: PooledMatcher) {
         state.withLock { s in if s.pool.count < 16 { s.pool.append(m) } }
-    }
-
-    /// Sets (or replaces) the destination of route `id`.
-    public func setDestination(_ destination: @escaping Destination, for id: RouteID) {
-        state.withLock { $0.destinations[id] = destination }
-    }
-
-    func destination(for id: RouteID) -> Destination? {
-        state.withLock { $0.destinations[id] }
-    }
-
-    /// The destination that runs when no route matches; nil for none.
-    public var defaultDestination: Destination? {
-        get { state.withLock { $0.defaultDestination } }
-        set { state.withLock { $0.defaultDestination = newValue } }
     }
 
     /// Every route, in the order added.

@@ -111,6 +111,16 @@ func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(Inte
     return try result.get()
 }
 
+/// `withBytes` for a string's UTF-8, without copying it into an array (a native string is
+/// contiguous; a small one is copied to the stack).
+func withBytes<R>(_ string: String, _ body: (UnsafeRawBufferPointer) throws(InterlockError) -> R) throws(InterlockError) -> R {
+    var string = string
+    let result: Result<R, InterlockError> = string.withUTF8 { p in
+        Result { () throws(InterlockError) -> R in try body(UnsafeRawBufferPointer(p)) }
+    }
+    return try result.get()
+}
+
 /// Checks that `bytes` are valid UTF-8; the error names `what` and the offset of the first bad byte.
 public func validateUTF8(_ bytes: UnsafeRawBufferPointer, what: String, code: ErrorCode) throws(InterlockError) {
     var v = UTF8Validator()

@@ -42,11 +42,10 @@ final class CCallback: @unchecked Sendable {
     /// The callback as a Swift destination.
     var destination: Destination {
         { [self] request, response in
-            let req = RequestHandle(request)
-            let res = ResponseHandle(response)
-            let rc = withExtendedLifetime((req, res)) {
-                function(req.opaque, res.opaque, userdata.pointer)
-            }
+            let pool = handlePool()
+            let req = pool.request(request), res = pool.response(response)
+            defer { pool.recycle(req); pool.recycle(res) }
+            let rc = function(req.opaque, res.opaque, userdata.pointer)
             response = res.response
             if rc != 0 {
                 throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
@@ -109,20 +108,29 @@ final class MatchHandle {
     }
 }
 
-/// Owns C copies of strings for as long as the handle lives.
+/// Owns C copies of strings for as long as the handle lives (or until it is reused).
 final class CStringStore {
     private var pointers: [UnsafeMutablePointer<CChar>] = []
 
     func keep(_ s: String) -> UnsafePointer<CChar> {
-        let bytes = Array(s.utf8)
-        let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-        for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b) }
-        p[bytes.count] = 0
+        var s = s
+        let p = s.withUTF8 { bytes in
+            let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            if let b = bytes.baseAddress { UnsafeMutableRawPointer(p).copyMemory(from: b, byteCount: bytes.count) }
+            p[bytes.count] = 0
+            return p
+        }
         pointers.append(p)
         return UnsafePointer(p)
     }
 
     func keep(_ s: String?) -> UnsafePointer<CChar>? { s.map { keep($0) } }
+
+    /// Frees every string kept so far.
+    func clear() {
+        for p in pointers { p.deallocate() }
+        pointers.removeAll(keepingCapacity: true)
+    }
 
     deinit { for p in pointers { p.deallocate() } }
 }
@@ -133,20 +141,37 @@ final class RequestHandle {
     var request: Request
     var errorMessage: String? = nil
     /// Made on the first string a callback asks for: most ask for none.
-    private lazy var store = CStringStore()
-    private var fields: [Int: UnsafePointer<CChar>?] = [:]
+    private var store: CStringStore? = nil
+    private var fields: [UnsafePointer<CChar>?]? = nil
     private var parameters: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
     private var queryPairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
-    private var looked: [String: UnsafePointer<CChar>] = [:]
 
     init(_ request: Request) { self.request = request }
+
+    /// Makes this handle stand for `request`, freeing what it handed out before (the pool reuses
+    /// handles once the callback they were given to has returned).
+    func reuse(for request: Request) {
+        self.request = request
+        errorMessage = nil
+        fields = nil
+        parameters = nil
+        queryPairs = nil
+        store?.clear()
+    }
 
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 
     enum Field: Int { case uri, method, scheme, host, port, path, fragment, pattern }
 
+    /// A C copy of `value`, kept with the handle.
+    func keep(_ value: String?) -> UnsafePointer<CChar>? {
+        guard let value else { return nil }
+        if store == nil { store = CStringStore() }
+        return store?.keep(value)
+    }
+
     func field(_ f: Field) -> UnsafePointer<CChar>? {
-        if let p = fields[f.rawValue] { return p }
+        if let p = fields?[f.rawValue] { return p }
         let value: String?
         switch f {
         case .uri: value = request.uri
@@ -158,37 +183,32 @@ final class RequestHandle {
         case .fragment: value = request.fragment
         case .pattern: value = request.route?.pattern.source
         }
-        let p = store.keep(value)
-        fields[f.rawValue] = p
+        let p = keep(value)
+        if fields == nil { fields = Array(repeating: nil, count: 8) }
+        fields?[f.rawValue] = p
         return p
     }
 
     func parameter(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
-        if parameters == nil { parameters = request.parameters.map { (store.keep($0.name), store.keep($0.value)) } }
-        return i < parameters!.count ? parameters![i] : nil
+        if parameters == nil { parameters = request.parameters.map { (keep($0.name)!, keep($0.value)!) } }
+        guard let parameters, i < parameters.count else { return nil }
+        return parameters[i]
     }
 
     func query(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
-        if queryPairs == nil { queryPairs = request.query.items.map { (store.keep($0.key), store.keep($0.value)) } }
-        return i < queryPairs!.count ? queryPairs![i] : nil
-    }
-
-    /// A C copy of a looked-up value (metadata, state), kept with the handle.
-    func keep(_ value: String?, as key: String) -> UnsafePointer<CChar>? {
-        guard let value else { return nil }
-        let p = store.keep(value)
-        looked[key] = p
-        return p
+        if queryPairs == nil { queryPairs = request.query.items.map { (keep($0.key)!, keep($0.value)!) } }
+        guard let queryPairs, i < queryPairs.count else { return nil }
+        return queryPairs[i]
     }
 
     func parametersChanged() { parameters = nil }
 
     /// The request as one NUL-separated text (see ilk_request_packed), kept with the handle.
     func packed() -> (UnsafePointer<CChar>, Int) {
-        var text: [UInt8] = []
+        var text = ""
         text.reserveCapacity(256)
-        func put(_ s: String) { text += s.utf8; text.append(0) }
-        func field(_ s: String?) { if let s { text.append(0x31); put(s) } else { text.append(0x30); text.append(0) } }
+        func put(_ s: String) { text += s; text.append("\0") }
+        func field(_ s: String?) { if let s { text.append("1"); put(s) } else { text.append("0\0") } }
         let q = request
         field(q.uri); field(q.method); field(q.scheme); field(q.host); field(q.port); field(q.path)
         field(q.fragment); field(q.route?.pattern.source); field(q.route.map { String($0.id) })
@@ -198,23 +218,29 @@ final class RequestHandle {
         for p in q.query.items { put(p.key); put(p.value) }
         put(String(q.metadata.count))
         for (k, v) in q.metadata.sorted(by: { $0.key < $1.key }) { put(k); put(v) }
-        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: max(text.count, 1))
-        for (i, b) in text.enumerated() { pointer[i] = CChar(bitPattern: b) }
-        packedText.append(pointer)
-        return (UnsafePointer(pointer), text.count)
+        return (keep(text)!, text.utf8.count)
     }
-
-    private var packedText: [UnsafeMutablePointer<CChar>] = []
-
-    deinit { for p in packedText { p.deallocate() } }
 }
 
 final class ResponseHandle {
     var response: Response
     var errorMessage: String? = nil
-    lazy var store = CStringStore()
+    private var store: CStringStore? = nil
     init(_ response: Response = Response()) { self.response = response }
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    /// A C copy of `value`, kept with the handle.
+    func keep(_ value: String) -> UnsafePointer<CChar> {
+        if store == nil { store = CStringStore() }
+        return store!.keep(value)
+    }
+
+    /// Makes this handle stand for `response` (see RequestHandle.reuse).
+    func reuse(for response: Response) {
+        self.response = response
+        errorMessage = nil
+        store?.clear()
+    }
 }
 
 /// A result seen from C. Its C strings are made on first access: most hosts read the status and

@@ -20,7 +20,8 @@ final class InterceptorHandle {
 
 /// A filter's view of the rest of its chain.
 final class ChainHandle {
-    let chain: FilterChain
+    /// The chain; nil while the handle waits in a pool.
+    var chain: FilterChain?
     var downstream: Downstream? = nil
     /// The downstream response as C sees it: made when the filter first asks for it.
     var response: ResponseHandle? = nil
@@ -28,6 +29,14 @@ final class ChainHandle {
     var target: FilterResult? = nil
     init(_ chain: FilterChain) { self.chain = chain }
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    func reuse(for chain: FilterChain?) {
+        self.chain = chain
+        downstream = nil
+        response = nil
+        error = nil
+        target = nil
+    }
 }
 
 private func parameters(_ names: UnsafePointer<UnsafePointer<CChar>?>?, _ values: UnsafePointer<UnsafePointer<CChar>?>?,
@@ -52,9 +61,10 @@ public func ilk_router_add_filter(
     let ud = Userdata(userdata, free: freeFn)
     let label = string(name) ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
     r.router.addFilter(Filter(name: label) { request, chain in
-        let req = RequestHandle(request)
-        let ch = ChainHandle(chain)
-        let rc = withExtendedLifetime((req, ch)) { fn(req.opaque, ch.opaque, ud.pointer) }
+        let pool = handlePool()
+        let req = pool.request(request), ch = pool.chain(chain)
+        defer { pool.recycle(req); pool.recycle(ch) }
+        let rc = fn(req.opaque, ch.opaque, ud.pointer)
         if let error = ch.error { throw error }
         switch rc {
         case ILK_CONTINUE:
@@ -81,8 +91,9 @@ public func ilk_router_add_filter(
 public func ilk_filter_chain_next(_ chain: OpaquePointer?, _ request: OpaquePointer?) -> Int32 {
     guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
     guard let req = handle(request, as: RequestHandle.self) else { return invalid("request is NULL") }
+    guard let chain = ch.chain else { return invalid("chain is not in use (it is valid only during the filter's call)") }
     do {
-        let d = try ch.chain.next(req.request)
+        let d = try chain.next(req.request)
         ch.downstream = d
         ch.response = nil
         switch d.outcome {
@@ -143,8 +154,10 @@ public func ilk_router_set_guard(
     }
     let ud = Userdata(userdata, free: freeFn)
     try? r.router.setGuard({ request in
-        let req = RequestHandle(request)
-        let rc = withExtendedLifetime(req) { fn(req.opaque, ud.pointer) }
+        let pool = handlePool()
+        let req = pool.request(request)
+        defer { pool.recycle(req) }
+        let rc = fn(req.opaque, ud.pointer)
         if rc < 0 { throw CallbackError(message: req.errorMessage ?? "guard returned \(rc)") }
         return rc != 0
     }, for: routeID)
@@ -164,8 +177,10 @@ public func ilk_interceptor_new_request(
     let ud = Userdata(userdata, free: freeFn)
     let label = string(name) ?? "interceptor"
     out.pointee = retained(InterceptorHandle(.request(RequestInterceptor(name: label) { request in
-        let req = RequestHandle(request)
-        let rc = withExtendedLifetime(req) { fn(req.opaque, ud.pointer) }
+        let pool = handlePool()
+        let req = pool.request(request)
+        defer { pool.recycle(req) }
+        let rc = fn(req.opaque, ud.pointer)
         request = req.request
         switch rc {
         case ILK_CONTINUE: return .proceed
@@ -187,9 +202,10 @@ public func ilk_interceptor_new_response(
     let ud = Userdata(userdata, free: freeFn)
     let label = string(name) ?? "interceptor"
     out.pointee = retained(InterceptorHandle(.response(ResponseInterceptor(name: label) { response, request in
-        let req = RequestHandle(request)
-        let res = ResponseHandle(response)
-        let rc = withExtendedLifetime((req, res)) { fn(req.opaque, res.opaque, ud.pointer) }
+        let pool = handlePool()
+        let req = pool.request(request), res = pool.response(response)
+        defer { pool.recycle(req); pool.recycle(res) }
+        let rc = fn(req.opaque, res.opaque, ud.pointer)
         response = res.response
         switch rc {
         case ILK_CONTINUE: return .proceed

@@ -193,7 +193,7 @@ public func ilk_result_free(_ r: OpaquePointer?) {
 @_cdecl("ilk_request_metadata")
 public func ilk_request_metadata(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
     guard let h = request(r), let key = string(key) else { return nil }
-    return h.keep(h.request.metadata[key], as: "m:" + key)
+    return h.keep(h.request.metadata[key])
 }
 
 @_cdecl("ilk_request_set_metadata")
@@ -220,7 +220,7 @@ public func ilk_request_set_param(_ r: OpaquePointer?, _ name: UnsafePointer<CCh
 @_cdecl("ilk_request_state")
 public func ilk_request_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
     guard let h = request(r), let key = string(key) else { return nil }
-    return h.keep(h.request.state.string(key), as: "s:" + key)
+    return h.keep(h.request.state.string(key))
 }
 
 @_cdecl("ilk_request_set_state")
@@ -293,8 +293,8 @@ public func ilk_request_metadata_at(
     let entries = h.request.metadata.sorted { $0.key < $1.key }
     guard i < UInt(entries.count) else { return invalid("metadata index \(i) is out of range") }
     let e = entries[Int(i)]
-    key?.pointee = h.keep(e.key, as: "mk:" + e.key)
-    value?.pointee = h.keep(e.value, as: "m:" + e.key)
+    key?.pointee = h.keep(e.key)
+    value?.pointee = h.keep(e.value)
     return ILK_OK
 }
 
@@ -308,8 +308,8 @@ public func ilk_response_header_at(
     guard let h = handle(r, as: ResponseHandle.self) else { return invalid("response is NULL") }
     guard i < UInt(h.response.headers.count) else { return invalid("header index \(i) is out of range") }
     let header = h.response.headers[Int(i)]
-    name?.pointee = h.store.keep(header.name)
-    value?.pointee = h.store.keep(header.value)
+    name?.pointee = h.keep(header.name)
+    value?.pointee = h.keep(header.value)
     return ILK_OK
 }
 

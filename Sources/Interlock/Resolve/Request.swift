@@ -41,6 +41,13 @@ public struct Request: Sendable {
                           fragment: fragment, route: route, parameters: parameters, metadata: metadata, state: state)
     }
 
+    /// A request made outside a resolve (to try an interceptor or filter on, say): `uri` taken as
+    /// given, not parsed; path "/", nothing matched, a state of its own.
+    public init(uri: String, method: String? = nil) {
+        self.init(uri: uri, method: method, scheme: nil, host: nil, port: nil, path: "/", query: QueryItems(),
+                  fragment: nil, route: nil, parameters: [], state: ResolveState())
+    }
+
     /// The storage, copied first if another request shares it.
     private var unique: Storage {
         mutating get {

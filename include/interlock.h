@@ -310,13 +310,24 @@ int ilk_router_match(ilk_router *router, const char *method, const char *uri, si
                      ilk_match *m);
 
 /**
- * ilk_router_match, with the answer packed in the same call for hosts where every call costs
- * (Python's ctypes): *route_id receives the matched route's id (0 for none) and *params the
- * parameters as "name\0value\0name\0value\0..." (*params_len bytes, values decoded), valid until the
- * next lookup with `m`. route_id, params and params_len may be NULL. Returns as ilk_router_match.
+ * ilk_router_match with the whole answer in the return value, for hosts where every call and
+ * every argument costs (Python's ctypes). Returns a negative error code or ILK_NOT_FOUND or
+ * ILK_METHOD_NOT_ALLOWED as ilk_router_match does; when a route matched, a value of at least
+ * 2^32: the route's id is the value >> 32, and the low 32 bits are the length of the parameters
+ * packed as "name\0value\0name\0value\0..." (values decoded). They are written into the buffer
+ * set with ilk_match_set_buffer only if they fit; if the length is over its capacity (or no buffer
+ * is set) nothing is written: read them with ilk_match_param_at, or set a larger buffer. `m` holds
+ * the match as after ilk_router_match.
  */
-int ilk_router_match_packed(ilk_router *router, const char *method, const char *uri, size_t uri_len,
-                            ilk_match *m, uint32_t *route_id, const char **params, size_t *params_len);
+int64_t ilk_router_match_packed(ilk_router *router, const char *method, const char *uri, size_t uri_len,
+                                ilk_match *m);
+
+/**
+ * Sets the buffer ilk_router_match_packed writes parameters into: `capacity` bytes at `buffer`,
+ * owned by the caller, who keeps it alive while `m` may write to it (NULL and 0 unset it).
+ * ILK_OK, or ILK_EINVAL for a NULL `m`, a NULL buffer with a capacity, or a capacity over 4 GiB.
+ */
+int ilk_match_set_buffer(ilk_match *m, char *buffer, size_t capacity);
 
 /** The id of the route the last lookup matched, or 0 if it matched none (or m is NULL). */
 uint32_t ilk_match_route_id(const ilk_match *m);
@@ -362,13 +373,15 @@ int ilk_match_batch_new(ilk_match_batch **out);
 void ilk_match_batch_free(ilk_match_batch *batch);
 
 /**
- * Looks up `count` URIs (`uris[i]`, `uri_lens[i]` bytes) under `method` (NULL for any), as
- * ilk_router_match does one by one, and leaves every answer in `batch` (replacing the last batch's).
- * A malformed URI does not stop the batch: its status is ILK_EURI. Returns ILK_OK, or ILK_EINVAL
- * for a NULL argument or a malformed method. Use one batch per thread at a time.
+ * Looks up many URIs under `method` (NULL for any), as ilk_router_match does one by one, and
+ * leaves every answer in `batch` (replacing the last batch's). `uris` holds the URIs one after the
+ * other, each followed by a NUL byte ("/a\0/b\0"), `uris_len` bytes in all: one buffer, so that
+ * a host pays for one argument, not one per URI. A malformed URI does not stop the batch: its
+ * status is ILK_EURI. Returns ILK_OK, or ILK_EINVAL for a NULL argument, `uris` not ending with a
+ * NUL byte, or a malformed method. Use one batch per thread at a time.
  */
-int ilk_router_match_many(ilk_router *router, const char *method, const char *const *uris,
-                          const size_t *uri_lens, size_t count, ilk_match_batch *batch);
+int ilk_router_match_many(ilk_router *router, const char *method, const char *uris, size_t uris_len,
+                          ilk_match_batch *batch);
 
 /** The number of answers in the batch. */
 size_t ilk_match_batch_count(const ilk_match_batch *batch);

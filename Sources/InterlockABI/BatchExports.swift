@@ -22,12 +22,15 @@ public func ilk_match_batch_free(_ b: OpaquePointer?) { release(b, as: BatchHand
 
 @_cdecl("ilk_router_match_many")
 public func ilk_router_match_many(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uris: UnsafePointer<UnsafePointer<CChar>?>?,
-    _ lengths: UnsafePointer<Int>?, _ count: Int, _ batch: OpaquePointer?
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uris: UnsafePointer<CChar>?, _ urisLength: Int,
+    _ batch: OpaquePointer?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let b = handle(batch, as: BatchHandle.self) else { return invalid("batch is NULL") }
-    guard count == 0 || (uris != nil && lengths != nil) else { return invalid("uris or uri_lens is NULL") }
+    guard uris != nil || urisLength == 0 else { return invalid("uris is NULL but uris_len is \(urisLength)") }
+    guard urisLength == 0 || uris![urisLength - 1] == 0 else {
+        return invalid("uris does not end with a NUL byte (each URI is followed by one)")
+    }
     b.statuses.removeAll(keepingCapacity: true)
     b.routeIDs.removeAll(keepingCapacity: true)
     b.offsets.removeAll(keepingCapacity: true)
@@ -38,14 +41,17 @@ public func ilk_router_match_many(
         b.text.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
         b.text.append(0)
     }
-    for i in 0..<count {
-        guard let uri = uris![i] else { return invalid("uris[\(i)] is NULL") }
+    var start = 0
+    while start < urisLength {
+        let uri = uris! + start
+        let length = strlen(uri)
+        start += length + 1
         do {
-            let outcome = try b.matcher.match(r.router, method: methodBuffer, uri: UnsafeRawBufferPointer(start: uri, count: lengths![i]))
+            let outcome = try b.matcher.match(r.router, method: methodBuffer, uri: UnsafeRawBufferPointer(start: uri, count: length))
             switch outcome {
             case .matched:
                 b.statuses.append(ILK_OK)
-                b.routeIDs.append(b.matcher.route?.id ?? 0)
+                b.routeIDs.append(b.matcher.routeID)
                 for k in 0..<b.matcher.parameterCount {
                     let (name, nameLength) = b.matcher.parameterName(k)
                     let (value, valueLength) = b.matcher.parameterValue(k)

@@ -206,18 +206,23 @@ private func matchThrough(_ router: Router, _ matcher: Matcher, _ method: Unsafe
 @_cdecl("ilk_router_match_packed")
 public func ilk_router_match_packed(
     _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
-    _ m: OpaquePointer?, _ routeID: UnsafeMutablePointer<UInt32>?,
-    _ params: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ paramsLength: UnsafeMutablePointer<Int>?
-) -> Int32 {
+    _ m: OpaquePointer?
+) -> Int64 {
     let rc = ilk_router_match(router, method, uri, uriLength, m)
-    guard let m, rc >= 0 else { return rc }
+    guard let m, rc == ILK_OK else { return Int64(rc) }
     return Unmanaged<MatchHandle>.fromOpaque(UnsafeRawPointer(m))._withUnsafeGuaranteedRef { h in
-        routeID?.pointee = rc == ILK_OK ? h.matcher.routeID : 0
-        let length = rc == ILK_OK ? h.pack() : 0
-        params?.pointee = UnsafePointer(h.packed)
-        paramsLength?.pointee = length
-        return rc
+        Int64(h.matcher.routeID) << 32 | Int64(truncatingIfNeeded: UInt32(truncatingIfNeeded: h.pack()))
     }
+}
+
+@_cdecl("ilk_match_set_buffer")
+public func ilk_match_set_buffer(_ m: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int32 {
+    guard let h = handle(m, as: MatchHandle.self) else { return invalid("match is NULL") }
+    guard buffer != nil || capacity == 0 else { return invalid("buffer is NULL but capacity is \(capacity)") }
+    guard capacity >= 0, capacity <= Int(UInt32.max) else { return invalid("capacity \(capacity) is over 4 GiB") }
+    h.buffer = buffer
+    h.bufferCapacity = buffer == nil ? 0 : capacity
+    return ILK_OK
 }
 
 @_cdecl("ilk_match_route_id")

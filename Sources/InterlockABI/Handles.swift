@@ -77,32 +77,26 @@ final class RouterHandle {
 
 final class MatchHandle {
     let matcher = Matcher(preallocate: true)
-    /// The packed parameters of the last ilk_router_match_packed: a raw buffer, grown only when a
-    /// match has more parameter text than any before.
-    var packed = UnsafeMutablePointer<CChar>.allocate(capacity: 4096)
-    var packedCapacity = 4096
+    /// Where ilk_router_match_packed writes parameters: the caller's buffer (ilk_match_set_buffer).
+    var buffer: UnsafeMutablePointer<CChar>? = nil
+    var bufferCapacity = 0
 
-    deinit { packed.deallocate() }
-
-    /// Packs the last match's parameters as "name\0value\0..."; returns the length.
+    /// The length of the last match's parameters packed as "name\0value\0..."; written into the
+    /// buffer only if they fit.
     func pack() -> Int {
         var need = 0
         for k in 0..<matcher.parameterCount {
             need += matcher.parameterName(k).1 + matcher.parameterValue(k).1 + 2
         }
-        if need > packedCapacity {
-            packed.deallocate()
-            packedCapacity = max(need, packedCapacity * 2)
-            packed = .allocate(capacity: packedCapacity)
-        }
+        guard let buffer, need <= bufferCapacity else { return need }
         var o = 0
         for k in 0..<matcher.parameterCount {
             let (name, nameLength) = matcher.parameterName(k)
             let (value, valueLength) = matcher.parameterValue(k)
-            (packed + o).update(from: name, count: nameLength); o += nameLength
-            packed[o] = 0; o += 1
-            (packed + o).update(from: value, count: valueLength); o += valueLength
-            packed[o] = 0; o += 1
+            (buffer + o).update(from: name, count: nameLength); o += nameLength
+            buffer[o] = 0; o += 1
+            (buffer + o).update(from: value, count: valueLength); o += valueLength
+            buffer[o] = 0; o += 1
         }
         return o
     }

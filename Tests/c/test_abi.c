@@ -148,6 +148,35 @@ static void test_match(void) {
   CHECK_EQ_INT(ilk_match_param(m, NULL, &value, NULL), ILK_EINVAL);
   CHECK_EQ_INT(ilk_match_param(NULL, "owner", &value, NULL), ILK_EINVAL);
 
+  /* The packed form: id and length in the return value, parameters in the caller's buffer. */
+  {
+    char buffer[64], small[8];
+    const char *uri = "/repos/apple/swift%2Dnio";
+    int64_t got = ilk_router_match_packed(r, "GET", uri, strlen(uri), m);  /* no buffer yet */
+    CHECK_EQ_INT(got >> 32, 1);
+    CHECK_EQ_INT(got & 0xffffffff, 27);                 /* "owner\0apple\0repo\0swift-nio\0" */
+    CHECK_EQ_INT(ilk_match_set_buffer(m, buffer, sizeof buffer), ILK_OK);
+    got = ilk_router_match_packed(r, "GET", uri, strlen(uri), m);
+    CHECK_EQ_INT(got & 0xffffffff, 27);
+    CHECK(memcmp(buffer, "owner\0apple\0repo\0swift-nio\0", 27) == 0);
+    CHECK_EQ_INT(ilk_match_set_buffer(m, small, sizeof small), ILK_OK);
+    memset(small, 'x', sizeof small);
+    got = ilk_router_match_packed(r, "GET", uri, strlen(uri), m);
+    CHECK_EQ_INT(got & 0xffffffff, 27);                 /* too long: nothing written */
+    CHECK(small[0] == 'x');
+    CHECK_EQ_STR(ilk_match_param(m, "repo", &value, NULL) == ILK_OK ? value : "", "swift-nio");
+    CHECK_EQ_INT(ilk_router_match_packed(r, "PUT", uri, strlen(uri), m), ILK_METHOD_NOT_ALLOWED);
+    CHECK_EQ_INT(ilk_router_match_packed(r, "GET", "/nope", 5, m), ILK_NOT_FOUND);
+    CHECK_EQ_INT(ilk_router_match_packed(r, "GET", "/%zz", 4, m), ILK_EURI);
+    CHECK_EQ_INT(ilk_router_match_packed(NULL, "GET", "/", 1, m), ILK_EINVAL);
+    CHECK_EQ_INT(ilk_router_match_packed(r, "GET", "/", 1, NULL), ILK_EINVAL);
+    got = ilk_router_match_packed(r, NULL, "/files/a/b", 10, m);
+    CHECK_EQ_INT(got >> 32, 3);
+    CHECK_EQ_INT(ilk_match_set_buffer(m, NULL, 5), ILK_EINVAL);
+    CHECK_EQ_INT(ilk_match_set_buffer(NULL, buffer, 5), ILK_EINVAL);
+    CHECK_EQ_INT(ilk_match_set_buffer(m, NULL, 0), ILK_OK);
+  }
+
   /* %2F stays inside one segment and is decoded after matching */
   CHECK_EQ_INT(match(r, m, NULL, "/files/a/b%2Fc%20d"), ILK_OK);
   CHECK_EQ_INT(ilk_match_param(m, "path", &value, &value_len), ILK_OK);
@@ -375,8 +404,8 @@ static void test_names_headers_and_batches(void) {
   const uint32_t *ids;
   const size_t *offsets;
   size_t len;
-  const char *uris[] = {"/u/1", "/nothing", "/u/%zz", "/u/caf%C3%A9"};
-  size_t lens[] = {4, 8, 6, 12};
+  static const char uris[] = "/u/1\0/nothing\0/u/%zz\0/u/caf%C3%A9";  /* the literal adds the last NUL */
+  size_t uris_len = sizeof uris;
   ilk_router_new(&r, 0);
   CHECK_EQ_INT(ilk_router_add_named_route(r, "GET /u/:id", "user", headers_destination, NULL, NULL, &id), ILK_OK);
   CHECK_EQ_INT(ilk_router_route_name(r, id, &name), ILK_OK);
@@ -401,7 +430,7 @@ static void test_names_headers_and_batches(void) {
 
   CHECK_EQ_INT(ilk_match_batch_new(NULL), ILK_EINVAL);
   CHECK_EQ_INT(ilk_match_batch_new(&b), ILK_OK);
-  CHECK_EQ_INT(ilk_router_match_many(r, "GET", uris, lens, 4, b), ILK_OK);
+  CHECK_EQ_INT(ilk_router_match_many(r, "GET", uris, uris_len, b), ILK_OK);
   CHECK_EQ_INT(ilk_match_batch_count(b), 4);
   CHECK_EQ_INT(ilk_match_batch_arrays(b, &statuses, &ids, &offsets), ILK_OK);
   text = ilk_match_batch_text(b, &len);
@@ -416,12 +445,16 @@ static void test_names_headers_and_batches(void) {
   CHECK_EQ_INT(statuses[3], ILK_OK);
   CHECK(memcmp(text + offsets[3], "id\0caf\xC3\xA9\0", 9) == 0);
   CHECK_EQ_INT(offsets[4], len);
-  CHECK_EQ_INT(ilk_router_match_many(r, "G T", uris, lens, 4, b), ILK_EINVAL);
-  CHECK_EQ_INT(ilk_router_match_many(r, NULL, NULL, lens, 4, b), ILK_EINVAL);
-  CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, lens, 0, b), ILK_OK);
+  CHECK_EQ_INT(ilk_router_match_many(r, "G T", uris, uris_len, b), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_many(r, NULL, NULL, uris_len, b), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, uris_len - 1, b), ILK_EINVAL);  /* no final NUL */
+  CHECK(strstr(ilk_errmsg(), "NUL") != NULL);
+  CHECK_EQ_INT(ilk_router_match_many(r, NULL, "\0", 1, b), ILK_OK);               /* one empty URI */
+  CHECK_EQ_INT(ilk_match_batch_count(b), 1);
+  CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, 0, b), ILK_OK);
   CHECK_EQ_INT(ilk_match_batch_count(b), 0);
-  CHECK_EQ_INT(ilk_router_match_many(NULL, NULL, uris, lens, 4, b), ILK_EINVAL);
-  CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, lens, 4, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_many(NULL, NULL, uris, uris_len, b), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, uris_len, NULL), ILK_EINVAL);
   CHECK_EQ_INT(ilk_match_batch_count(NULL), 0);
   CHECK_EQ_INT(ilk_match_batch_arrays(NULL, &statuses, &ids, &offsets), ILK_EINVAL);
   CHECK(ilk_match_batch_text(NULL, &len) == NULL);

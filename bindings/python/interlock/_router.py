@@ -302,6 +302,51 @@ class Match(NamedTuple):
     params: dict[str, str]
 
 
+class MatchList(Sequence[Optional[Match]]):
+    """The answers of `Router.match_many`, in order: a `Match` for each URI that matched, None for
+    the others. The answers are held as the library gave them and made into `Match` values when
+    read, so a batch costs little more than the lookups; `route_ids()` reads every id at once."""
+
+    __slots__ = ("_router", "_statuses", "_ids", "_offsets", "_text")
+
+    def __init__(self, router: "Router", statuses: memoryview, ids: memoryview, offsets: memoryview,
+                 text: bytes) -> None:
+        self._router, self._statuses, self._ids, self._offsets, self._text = router, statuses, ids, offsets, text
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(*index.indices(len(self)))]
+        count = len(self._ids)
+        if index < 0:
+            index += count
+        if not 0 <= index < count:
+            raise IndexError("MatchList index out of range")
+        return self._at(index)
+
+    def _at(self, i: int) -> Optional[Match]:
+        if self._statuses[i] != n.OK:
+            return None
+        route_id = self._ids[i]
+        pairs = iter(self._text[self._offsets[i]:self._offsets[i + 1]].decode("utf-8").split("\0"))
+        route_name, pattern = self._router._route_info(route_id)
+        return _new_tuple(Match, (route_id, route_name, pattern, dict(zip(pairs, pairs))))
+
+    def route_ids(self) -> list[int]:
+        """Every answer's route id at once, 0 where none matched."""
+        return self._ids.tolist()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (MatchList, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"MatchList({list(self)!r})"
+
+
 # ----------------------------------------------------------------------------------------------
 # Interceptors as values
 
@@ -372,6 +417,10 @@ def _context() -> _Context:
 # The router
 
 
+_SLOT_BUFFER = 4096
+_MATCHED = 1 << 32
+
+
 class _MatchSlot:
     def __init__(self) -> None:
         handle = c_void_p()
@@ -379,9 +428,10 @@ class _MatchSlot:
         batch = c_void_p()
         _check(lib.ilk_match_batch_new(byref(batch)))
         self.handle, self.batch = handle, batch
-        # Out-parameters of ilk_router_match_packed, made once: one library call per match.
-        self.route_id, self.params, self.params_len = c_uint32(), c_void_p(), c_size_t()
-        self.out = (byref(self.route_id), byref(self.params), byref(self.params_len))
+        # Where ilk_router_match_packed writes parameters: one library call per match, and the
+        # answer (route id, parameter length) in its return value.
+        self.buffer = ctypes.create_string_buffer(_SLOT_BUFFER)
+        _check(lib.ilk_match_set_buffer(handle, self.buffer, _SLOT_BUFFER))
         self._finalizer = weakref.finalize(self, _free_slot, handle.value, batch.value)
 
 
@@ -390,6 +440,17 @@ def _free_slot(handle: int, batch: int) -> None:
     lib.ilk_match_batch_free(batch)
 
 
+def _match_params(handle: c_void_p) -> list[tuple[str, str]]:
+    """The last match's parameters one by one (when they did not fit the slot's buffer)."""
+    name, value = c_char_p(), c_char_p()
+    out = []
+    for i in range(lib.ilk_match_param_count(handle)):
+        _check(lib.ilk_match_param_at(handle, i, byref(name), None, byref(value), None))
+        out.append((text(name.value) or "", text(value.value) or ""))
+    return out
+
+
+_new_tuple = tuple.__new__
 Destination = Callable[[Request], Any]
 _match_packed = lib.ilk_router_match_packed
 
@@ -518,50 +579,49 @@ class Router:
         if pointer is None:
             raise InvalidArgumentError("router is closed", n.EINVAL)
         data = uri.encode("utf-8")
-        rc = _match_packed(pointer, method and method.encode(), data, len(data), slot.handle, *slot.out)
-        if rc != n.OK:
+        rc = _match_packed(pointer, method and method.encode(), data, len(data), slot.handle)
+        if rc < _MATCHED:
             if rc < 0:
                 _raise(rc)
             return None
-        size = slot.params_len.value
-        params: dict[str, str] = {}
-        if size:
-            parts = ctypes.string_at(slot.params.value, size).decode("utf-8").split("\0")
-            params = dict(zip(parts[0:-1:2], parts[1::2]))
-        route_id = slot.route_id.value
+        route_id = rc >> 32
+        size = rc & 0xFFFFFFFF
+        if not size:
+            params: dict[str, str] = {}
+        elif size <= _SLOT_BUFFER:
+            pairs = iter(slot.buffer[:size].decode("utf-8").split("\0"))
+            params = dict(zip(pairs, pairs))      # the trailing "" has no partner and is dropped
+        else:
+            params = dict(_match_params(slot.handle))
         route_name, pattern = self._routes.get(route_id) or self._route_info(route_id)
-        return Match(route_id, route_name, pattern, params)
+        return _new_tuple(Match, (route_id, route_name, pattern, params))
 
-    def match_many(self, uris: Sequence[str], method: Optional[str] = None) -> list[Optional[Match]]:
-        """`match` for a whole sequence in one call into the library. Raises URIError for the
-        first malformed URI (the message names its index)."""
+    def match_many(self, uris: Sequence[str], method: Optional[str] = None) -> "MatchList":
+        """`match` for a whole sequence in one call into the library. Returns a `MatchList`: a
+        sequence of `Match` or None, one per URI, each made when first read. Raises URIError for
+        the first malformed URI (the message names its index)."""
         slot = self._slot()
-        encoded = [u.encode("utf-8") for u in uris]
-        count = len(encoded)
-        array = (c_char_p * count)(*encoded)
-        lengths = (c_size_t * count)(*map(len, encoded))
-        _check(lib.ilk_router_match_many(self._h, _b(method), array, lengths, count, slot.batch))
-        statuses = ctypes.POINTER(ctypes.c_int32)()
-        ids = ctypes.POINTER(ctypes.c_uint32)()
-        offsets = ctypes.POINTER(ctypes.c_size_t)()
-        lib.ilk_match_batch_arrays(slot.batch, byref(statuses), byref(ids), byref(offsets))
+        count = len(uris)
+        data = "\0".join(uris).encode("utf-8") + b"\0" if count else b""
+        if data.count(b"\0") != count:
+            index = next(i for i, u in enumerate(uris) if "\0" in u)
+            raise URIError(f"URI {index}: NUL byte at offset {uris[index].encode().index(0)}", n.EURI,
+                           uris[index].encode().index(0))
+        _check(lib.ilk_router_match_many(self._h, _b(method), data, len(data), slot.batch))
+        arrays = (c_void_p(), c_void_p(), c_void_p())
+        lib.ilk_match_batch_arrays(slot.batch, *map(byref, arrays))
         size = c_size_t()
         pointer = lib.ilk_match_batch_text(slot.batch, byref(size))
+        # Copied out of the batch, which the next call on this thread reuses.
+        statuses = memoryview(ctypes.string_at(arrays[0].value, 4 * count)).cast("i") if count else memoryview(b"").cast("i")
+        ids = memoryview(ctypes.string_at(arrays[1].value, 4 * count)).cast("I") if count else memoryview(b"").cast("I")
+        offsets = memoryview(ctypes.string_at(arrays[2].value, ctypes.sizeof(c_size_t) * (count + 1))).cast("N")
         blob = ctypes.string_at(pointer, size.value) if size.value else b""
-        out: list[Optional[Match]] = []
-        for i in range(count):
-            status = statuses[i]
-            if status == n.OK:
-                parts = blob[offsets[i]:offsets[i + 1]].split(b"\0")[:-1]
-                params = {parts[k].decode(): parts[k + 1].decode() for k in range(0, len(parts), 2)}
-                route_name, pattern = self._route_info(ids[i])
-                out.append(Match(ids[i], route_name, pattern, params))
-            elif status < 0:
-                message = blob[offsets[i]:offsets[i + 1]].rstrip(b"\0").decode()
-                raise URIError(f"URI {i}: {message}", status, None)
-            else:
-                out.append(None)
-        return out
+        if count and min(statuses) < 0:
+            i = next(i for i in range(count) if statuses[i] < 0)
+            message = blob[offsets[i]:offsets[i + 1]].rstrip(b"\0").decode()
+            raise URIError(f"URI {i}: {message}", statuses[i], None)
+        return MatchList(self, statuses, ids, offsets, blob)
 
     # -- the pipeline
 

@@ -32,7 +32,26 @@ def test_github_routes_through_match_and_match_many(github_routes):
     many = router.match_many(uris + ["/nothing/here"], "GET")
     assert [(m.route_id, m.params) for m in many[:-1]] == expected
     assert many[-1] is None
+    assert many.route_ids() == [e[0] for e in expected] + [0]
+    assert len(many) == len(uris) + 1 and many[-2] == many[len(uris) - 1]
+    # The answers are copied out of the library: the next batch on this thread does not change them.
+    router.match_many(["/nothing", uris[0]], "GET")
+    assert [(m.route_id, m.params) for m in many[:-1]] == expected
+    assert many == list(many) and many != list(many)[1:]
+    with pytest.raises(IndexError):
+        many[len(uris) + 1]
     assert router.match("/repos/a/b/stargazers", "PATCH") is None
+
+
+def test_parameters_longer_than_the_match_buffer():
+    router = interlock.Router()
+    router.add_route("/files/*path")
+    router.add_route("/u/:a/:b")
+    long = "/".join(f"segment{i:04}" for i in range(600))          # 7,199 bytes of parameter text
+    m = router.match("/files/" + long)
+    assert m is not None and m.params == {"path": long}
+    assert router.match("/u/x/y").params == {"a": "x", "b": "y"}    # the short path again
+    assert router.match_many(["/files/" + long])[0].params == {"path": long}
 
 
 def test_precedence_and_normalization():
@@ -73,6 +92,10 @@ def test_errors_carry_messages_and_offsets():
         router.resolve("/users/%4")
     with pytest.raises(interlock.URIError, match="URI 1"):
         router.match_many(["/users/1", "/bad%zz"])
+    with pytest.raises(interlock.URIError, match="URI 2: NUL byte at offset 3"):
+        router.match_many(["/users/1", "/users/2", "/us\0ers/3"])
+    assert list(router.match_many([])) == []
+    assert router.match_many(["", "/users/x"])[1].params == {"id": "x"}      # "" is the root path
     with pytest.raises(interlock.InvalidArgumentError):
         router.match("/users/1", "BAD METHOD")
 

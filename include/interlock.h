@@ -616,6 +616,16 @@ const char *ilk_result_state(const ilk_result *result, const char *key);
 size_t ilk_result_allowed_count(const ilk_result *result);
 /** Allowed method `i`, or NULL if out of range. */
 const char *ilk_result_allowed_at(const ilk_result *result, size_t i);
+/**
+ * The whole result but the body in one call, for hosts where every call costs (Python's ctypes):
+ * *data and *len receive NUL-separated UTF-8 text, valid until ilk_result_free, written as
+ * ilk_request_packed writes (an optional field is '1' and its value, or '0' alone; a list is a
+ * decimal count, then its items). In order: the response status (decimal); the error or abort
+ * reason (optional); the headers (a list of name and value); the trace (a count, then stage, name
+ * and decision of each entry); the redirects (a list); the allowed methods (a list); then the
+ * request, exactly as ilk_request_packed gives it. ILK_OK or ILK_EINVAL.
+ */
+int ilk_result_packed(const ilk_result *result, const char **data, size_t *len);
 /** Frees a result. NULL is a no-op. */
 void ilk_result_free(ilk_result *result);
 

@@ -199,20 +199,38 @@ final class RequestHandle {
 
     /// The request as one NUL-separated text (see ilk_request_packed), kept with the handle.
     func packed() -> (UnsafePointer<CChar>, Int) {
-        var text = ""
-        text.reserveCapacity(256)
-        func put(_ s: String) { text += s; text.append("\0") }
-        func field(_ s: String?) { if let s { text.append("1"); put(s) } else { text.append("0\0") } }
-        let q = request
+        var text = PackedText()
+        text.request(request)
+        return (keep(text.text)!, text.text.utf8.count)
+    }
+}
+
+/// Text for hosts that pay per call (ilk_request_packed, ilk_result_packed): fields separated by
+/// NUL bytes; an optional field is '1' and its value, or '0' alone; a list is its count, then its
+/// items.
+struct PackedText {
+    var text = ""
+
+    init() { text.reserveCapacity(256) }
+
+    mutating func put(_ s: String) { text += s; text.append("\0") }
+    mutating func field(_ s: String?) { if let s { text.append("1"); put(s) } else { text.append("0\0") } }
+    mutating func list(_ items: [String]) {
+        put(String(items.count))
+        for item in items { put(item) }
+    }
+    mutating func pairs(_ items: [(String, String)]) {
+        put(String(items.count))
+        for (a, b) in items { put(a); put(b) }
+    }
+
+    /// The fields of ilk_request_packed, in its order.
+    mutating func request(_ q: Request) {
         field(q.uri); field(q.method); field(q.scheme); field(q.host); field(q.port); field(q.path)
         field(q.fragment); field(q.route?.pattern.source); field(q.route.map { String($0.id) })
-        put(String(q.parameters.count))
-        for p in q.parameters { put(p.name); put(p.value) }
-        put(String(q.query.count))
-        for p in q.query.items { put(p.key); put(p.value) }
-        put(String(q.metadata.count))
-        for (k, v) in q.metadata.sorted(by: { $0.key < $1.key }) { put(k); put(v) }
-        return (keep(text)!, text.utf8.count)
+        pairs(q.parameters.map { ($0.name, $0.value) })
+        pairs(q.query.items.map { ($0.key, $0.value) })
+        pairs(q.metadata.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) })
     }
 }
 
@@ -293,6 +311,24 @@ final class ResultHandle {
 
     lazy var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] =
         resolution.trace.map { [self] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
+
+    /// Everything but the body as one NUL-separated text (see ilk_result_packed), kept with the result.
+    lazy var packed: (UnsafePointer<CChar>, Int) = {
+        var text = PackedText()
+        let r = resolution
+        text.put(String(r.response.status))
+        switch r.status {
+        case .error(let message), .aborted(let message): text.field(message)
+        default: text.field(nil)
+        }
+        text.pairs(r.response.headers.map { ($0.name, $0.value) })
+        text.put(String(r.trace.count))
+        for t in r.trace { text.put(t.stage.rawValue); text.put(t.name); text.put(t.decision) }
+        text.list(r.redirects)
+        if case .methodNotAllowed(let methods) = r.status { text.list(methods) } else { text.list([]) }
+        text.request(r.request)
+        return (store.keep(text.text), text.text.utf8.count)
+    }()
 
     /// A C copy of a state value, kept with the result.
     func state(_ key: String) -> UnsafePointer<CChar>? {

@@ -320,6 +320,18 @@ public func ilk_response_clear_headers(_ r: OpaquePointer?) -> Int32 {
     return ILK_OK
 }
 
+@_cdecl("ilk_result_packed")
+public func ilk_result_packed(
+    _ r: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    guard let h = result(r) else { return invalid("result is NULL") }
+    guard let data else { return invalid("data is NULL") }
+    let (p, n) = h.packed
+    data.pointee = p
+    length?.pointee = n
+    return ILK_OK
+}
+
 @_cdecl("ilk_request_packed")
 public func ilk_request_packed(
     _ r: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?

@@ -422,6 +422,21 @@ static void test_names_headers_and_batches(void) {
   CHECK_EQ_STR(text, "no-metadata");
   CHECK_EQ_INT(ilk_request_metadata_count(ilk_result_request(res)), 0);
   CHECK_EQ_INT(ilk_request_metadata_at(ilk_result_request(res), 0, &name, &text), ILK_EINVAL);
+  {
+    /* Status, no error, one header, the trace (match and destination), no redirects, no allowed
+     * methods, then the request as ilk_request_packed writes it. */
+    static const char expected[] = "200\0" "0\0" "1\0" "C\0" "no-metadata\0"
+                                   "2\0" "match\0" "/u/1?k=v\0" "user\0" "destination\0" "user\0" "ran\0"
+                                   "0\0" "0\0"
+                                   "1/u/1?k=v\0" "1GET\0" "0\0" "0\0" "0\0" "1/u/1\0" "0\0" "1GET /u/:id\0" "11\0"
+                                   "1\0" "id\0" "1\0" "1\0" "k\0" "v\0" "0\0";
+    const char *data;
+    CHECK_EQ_INT(ilk_result_packed(res, &data, &len), ILK_OK);
+    CHECK_EQ_INT(len, sizeof expected - 1);
+    CHECK(memcmp(data, expected, sizeof expected - 1) == 0);
+    CHECK_EQ_INT(ilk_result_packed(NULL, &data, &len), ILK_EINVAL);
+    CHECK_EQ_INT(ilk_result_packed(res, NULL, &len), ILK_EINVAL);
+  }
   ilk_result_free(res);
   CHECK_EQ_INT(ilk_response_header_count(NULL), 0);
   CHECK_EQ_INT(ilk_response_header_at(NULL, 0, &name, &text), ILK_EINVAL);

@@ -203,8 +203,19 @@ class Request:
         data, size = c_void_p(), c_size_t()
         lib.ilk_request_packed(pointer, byref(data), byref(size))
         parts = ctypes.string_at(data.value, size.value).decode("utf-8", "surrogateescape").split("\0")
-        fields = [None if f == "0" else f[1:] for f in parts[:9]]
         self._pointer = pointer
+        self._read(parts, 0, state)
+
+    @classmethod
+    def _unpacked(cls, parts: list[str], start: int, state: dict[str, Any]) -> "Request":
+        """The request written at `parts[start:]` (by ilk_result_packed), not tied to a callback."""
+        request = cls.__new__(cls)
+        request._pointer = 0
+        request._read(parts, start, state)
+        return request
+
+    def _read(self, parts: list[str], i: int, state: dict[str, Any]) -> None:
+        fields = [None if f == "0" else f[1:] for f in parts[i:i + 9]]
         self.uri: str = fields[0] or ""
         self.method: Optional[str] = fields[1]
         self.scheme: Optional[str] = fields[2]
@@ -216,7 +227,7 @@ class Request:
         self.route_id: Optional[int] = int(fields[8]) if fields[8] else None
         self.route: Optional[str] = None
         lists = []
-        i = 9
+        i += 9
         for _ in range(3):
             count = int(parts[i])
             lists.append(list(zip(parts[i + 1:i + 1 + 2 * count:2], parts[i + 2:i + 2 + 2 * count:2])))
@@ -795,25 +806,36 @@ class Router:
             lib.ilk_result_free(out.value)
 
     def _result(self, r: int, rc: int, ctx: _Context) -> Result:
-        request_pointer = lib.ilk_result_request(r)
-        request = self._request(request_pointer, ctx)
-        size = c_size_t()
+        # Two library calls: everything but the body as one text (ilk_result_packed), and the body.
+        data, size = c_void_p(), c_size_t()
+        _check(lib.ilk_result_packed(r, byref(data), byref(size)))
+        parts = ctypes.string_at(data.value, size.value).decode("utf-8", "surrogateescape").split("\0")
         body_pointer = lib.ilk_result_body(r, byref(size))
         body = ctypes.string_at(body_pointer, size.value) if size.value else b""
-        headers = _pair_list(r, lib.ilk_result_header_count, lib.ilk_result_header_at)
-        response = Response(lib.ilk_result_response_status(r), body, headers)
+        status = int(parts[0])
+        error = None if parts[1] == "0" else parts[1][1:]
+        i = 2
+        count = int(parts[i])
+        headers = list(zip(parts[i + 1:i + 1 + 2 * count:2], parts[i + 2:i + 2 + 2 * count:2]))
+        i += 1 + 2 * count
+        count = int(parts[i])
+        trace = [TraceEntry(parts[k], parts[k + 1], parts[k + 2]) for k in range(i + 1, i + 1 + 3 * count, 3)]
+        i += 1 + 3 * count
+        count = int(parts[i])
+        redirects = parts[i + 1:i + 1 + count]
+        i += 1 + count
+        count = int(parts[i])
+        allowed = parts[i + 1:i + 1 + count]
+        i += 1 + count
+        request = Request._unpacked(parts, i, ctx.state)
+        if request.route_id:
+            request.route = self._route_info(request.route_id)[0]
+        response = Response(status, body, headers)
         response.request = request
-        trace = []
-        stage, name, decision = c_char_p(), c_char_p(), c_char_p()
-        for i in range(lib.ilk_result_trace_count(r)):
-            lib.ilk_result_trace_at(r, i, byref(stage), byref(name), byref(decision))
-            trace.append(TraceEntry(text(stage.value) or "", text(name.value) or "", text(decision.value) or ""))
         return Result(
             status=Status(rc), response=response, route=request.route, route_id=request.route_id,
-            pattern=request.pattern, params=request.params, query=request.query,
-            redirects=[text(lib.ilk_result_redirect_at(r, i)) or "" for i in range(lib.ilk_result_redirect_count(r))],
-            state=ctx.state, trace=trace, error=text(lib.ilk_result_error(r)),
-            allowed=[text(lib.ilk_result_allowed_at(r, i)) or "" for i in range(lib.ilk_result_allowed_count(r))])
+            pattern=request.pattern, params=request.params, query=request.query, redirects=redirects,
+            state=ctx.state, trace=trace, error=error, allowed=allowed)
 
     # -- pending link and URLs
 

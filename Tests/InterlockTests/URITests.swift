@@ -47,6 +47,32 @@ struct URITests {
         #expect(try normalize(c.0).path == c.1, "\(c.0)")
     }
 
+    /// The plain-path fast path must give what the general normalizer gives, or leave the path to it.
+    @Test func plainFastPathAgreesWithTheGeneralNormalizer() throws {
+        let pieces = ["/", "/", "a", "bc", ".", "..", ".x", "x.", "%41", "%2e", "?q", "#f", "~", ":", "@", "%2F", " ", "//"]
+        var rng = SplitMix(seed: 42)
+        let prefixes = ["", "myapp:", "myapp://", "https://h.example"]
+        for _ in 0..<20_000 {
+            var uri = prefixes[Int(rng.next() % UInt64(prefixes.count))]
+            for _ in 0..<Int(rng.next() % 9) { uri += pieces[Int(rng.next() % UInt64(pieces.count))] }
+            for strict in [false, true] {
+                let bytes = Array(uri.utf8)
+                let fast = UnsafeMutablePointer<UInt8>.allocate(capacity: URIParser.outputCapacity(for: bytes.count))
+                let slow = UnsafeMutablePointer<UInt8>.allocate(capacity: URIParser.outputCapacity(for: bytes.count))
+                defer { fast.deallocate(); slow.deallocate() }
+                let a = try? withBytes(bytes) { (b) throws(InterlockError) in try URIParser.parse(b, strictSlash: strict, into: fast) }
+                let b = try? withBytes(bytes) { (b) throws(InterlockError) in
+                    try URIParser.parse(b, strictSlash: strict, into: slow, plainFastPath: false)
+                }
+                #expect((a == nil) == (b == nil), "\(uri)")
+                guard let a, let b else { continue }
+                #expect(a.pathLength == b.pathLength && a.query == b.query && a.fragment == b.fragment, "\(uri)")
+                #expect(Array(UnsafeBufferPointer(start: fast, count: a.pathLength)) == Array(UnsafeBufferPointer(start: slow, count: b.pathLength)),
+                        "\(uri) strict: \(strict)")
+            }
+        }
+    }
+
     @Test func strictSlashKeepsOneTrailingSlash() throws {
         #expect(try normalize("/a/b/", strict: true).path == "/a/b/")
         #expect(try normalize("/a/b//", strict: true).path == "/a/b/")
@@ -125,5 +151,18 @@ struct URITests {
         #expect(q["tag"] == "a")
         #expect(q.all("tag") == ["a", "b c"])
         #expect(q["missing"] == nil)
+    }
+}
+
+/// A seeded generator, so that a failing case can be reproduced.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

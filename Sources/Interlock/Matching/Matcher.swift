@@ -43,7 +43,9 @@ public final class Matcher {
     // The root again, unmanaged: the lookup path must not touch shared reference counts.
     private var rootUnit: Unmanaged<Unit>? = nil
     private var rootDispatch: Unmanaged<Dispatch>? = nil
+    /// Holds the static table `staticProbe` reads.
     private var staticPaths = StaticPaths.empty
+    private var staticProbe = StaticProbe.none
     private var strictSlash = false
 
     // The last answer. Unowned: the table this matcher holds (`tableRoot`) keeps them alive, and
@@ -116,6 +118,7 @@ public final class Matcher {
         case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil
         }
         staticPaths = table.staticPaths
+        staticProbe = staticPaths.probe
         tableGeneration = table.generation
         tableSerial = router.serial
         strictSlash = router.options.contains(.strictSlash)
@@ -162,9 +165,9 @@ public final class Matcher {
         if let h = spans.host { for i in h { subject[n] = lowercased(uri[i]); n += 1 } }
         subjectLength = n
 
-        if let entry = staticPaths.lookup(subject, spans.pathLength),
-           matchStatic(entry, method: methodStart..<(methodStart + methodLength),
-                       scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<n) {
+        if let entry = staticProbe.lookup(subject, spans.pathLength),
+           entry._withUnsafeGuaranteedRef({ matchStatic($0, method: methodStart..<(methodStart + methodLength),
+                                                       scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<n) }) {
             return .matched
         }
 
@@ -203,21 +206,20 @@ public final class Matcher {
 
     /// The first route of an all-literal path that accepts the method, scheme and host, if any.
     private func matchStatic(_ entry: StaticEntry, method: Range<Int>, scheme: Range<Int>, host: Range<Int>) -> Bool {
-        for i in 0..<entry.leaves.count {
-            if let m = entry.methods[i], !method.isEmpty, !equal(m, method) { continue }
-            if let s = entry.schemes[i], !equal(s, scheme) { continue }
-            if let h = entry.hosts[i], !equal(h, host) { continue }
-            record(entry.leaves[i])
+        let fields = entry.fields
+        for i in 0..<entry.count {
+            let f = fields + 6 * i
+            if f[1] >= 0, !method.isEmpty, !equal(entry.text + f[0], f[1], method) { continue }
+            if f[3] >= 0, !equal(entry.text + f[2], f[3], scheme) { continue }
+            if f[5] >= 0, !equal(entry.text + f[4], f[5], host) { continue }
+            entry.leafRefs[i]._withUnsafeGuaranteedRef { record($0) }
             return true
         }
         return false
     }
 
-    @inline(__always) private func equal(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
-        guard bytes.count == range.count else { return false }
-        var i = range.lowerBound
-        for b in bytes { if subject[i] != b { return false }; i += 1 }
-        return true
+    @inline(__always) private func equal(_ bytes: UnsafePointer<UInt8>, _ count: Int, _ range: Range<Int>) -> Bool {
+        count == range.count && memcmp(bytes, subject + range.lowerBound, count) == 0
     }
 
     /// `p` is just after the dispatch node's own segment: at "/" or at the "\n" ending the path.

@@ -29,31 +29,93 @@ func pathHash(_ key: [UInt8], fold: Bool) -> UInt64 {
     key.withUnsafeBufferPointer { pathHash($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count, fold: fold) }
 }
 
-/// The routes ending at one all-literal path, in tie order, with what the check needs as bytes.
+/// The routes ending at one all-literal path, in tie order, laid out flat: the lookup path reads
+/// them through raw pointers, with no reference counting on these shared objects (it would make
+/// threads contend on their counts).
 final class StaticEntry: @unchecked Sendable {
+    /// Owns the leaves `leafRefs` points to.
     let leaves: [UnitLeaf]
-    let methods: [[UInt8]?]
-    let schemes: [[UInt8]?]
-    let hosts: [[UInt8]?]
+    let count: Int
+    let leafRefs: UnsafeMutablePointer<Unmanaged<UnitLeaf>>
+    /// Per leaf, for its method, scheme and host: start and length in `text`; length -1 for any.
+    let fields: UnsafeMutablePointer<Int>
+    let text: UnsafeMutablePointer<UInt8>
 
     init(_ node: TreeNode) {
         leaves = node.leaves.map { UnitLeaf(route: $0.route, names: $0.names, groups: []) }
-        methods = node.leaves.map { $0.route.pattern.method.map { Array($0.utf8) } }
-        schemes = node.leaves.map { $0.route.pattern.scheme.map { Array($0.utf8) } }
-        hosts = node.leaves.map { $0.route.pattern.host.map { Array($0.utf8) } }
+        count = leaves.count
+        leafRefs = .allocate(capacity: max(count, 1))
+        fields = .allocate(capacity: max(6 * count, 1))
+        var bytes: [UInt8] = []
+        for (i, leaf) in node.leaves.enumerated() {
+            leafRefs[i] = .passUnretained(leaves[i])
+            let p = leaf.route.pattern
+            for (f, value) in [p.method, p.scheme, p.host].enumerated() {
+                fields[6 * i + 2 * f] = bytes.count
+                fields[6 * i + 2 * f + 1] = value.map { $0.utf8.count } ?? -1
+                if let value { bytes += value.utf8 }
+            }
+        }
+        text = .allocate(capacity: max(bytes.count, 1))
+        text.initialize(from: bytes, count: bytes.count)
+    }
+
+    deinit {
+        leafRefs.deallocate()
+        fields.deallocate()
+        text.deallocate()
     }
 }
 
-/// key → entry, in buckets so that a change rebuilds one bucket.
+/// key → entry, in buckets so that a change rebuilds one bucket; flat like the entries.
 final class StaticBucket: @unchecked Sendable {
     let keys: [[UInt8]]
-    let hashes: [UInt64]
     let entries: [StaticEntry]
+    let count: Int
+    /// Open addressing: slot j holds a key's hash (0 for empty) and its index in `slotIndex`.
+    let mask: Int
+    let hashes: UnsafeMutablePointer<UInt64>
+    let slotIndex: UnsafeMutablePointer<Int>
+    /// Key i is `keyBytes[keyStarts[i]..<keyStarts[i + 1]]`.
+    let keyStarts: UnsafeMutablePointer<Int>
+    let keyBytes: UnsafeMutablePointer<UInt8>
+    let entryRefs: UnsafeMutablePointer<Unmanaged<StaticEntry>>
 
     init(_ items: [(key: [UInt8], entry: StaticEntry)], fold: Bool) {
         keys = items.map(\.key)
-        hashes = items.map { pathHash($0.key, fold: fold) }
         entries = items.map(\.entry)
+        count = items.count
+        var capacity = 2
+        while capacity < 2 * count { capacity <<= 1 }
+        mask = capacity - 1
+        hashes = .allocate(capacity: capacity)
+        hashes.initialize(repeating: 0, count: capacity)
+        slotIndex = .allocate(capacity: capacity)
+        keyStarts = .allocate(capacity: count + 1)
+        entryRefs = .allocate(capacity: max(count, 1))
+        let total = keys.reduce(0) { $0 + $1.count }
+        keyBytes = .allocate(capacity: max(total, 1))
+        var o = 0
+        for (i, item) in items.enumerated() {
+            let h = pathHash(item.key, fold: fold)
+            var j = Int(truncatingIfNeeded: h) & mask
+            while hashes[j] != 0 { j = (j + 1) & mask }
+            hashes[j] = h
+            slotIndex[j] = i
+            keyStarts[i] = o
+            (keyBytes + o).initialize(from: item.key, count: item.key.count)
+            o += item.key.count
+            entryRefs[i] = .passUnretained(item.entry)
+        }
+        keyStarts[count] = o
+    }
+
+    deinit {
+        hashes.deallocate()
+        slotIndex.deallocate()
+        keyStarts.deallocate()
+        keyBytes.deallocate()
+        entryRefs.deallocate()
     }
 
     var items: [(key: [UInt8], entry: StaticEntry)] { Array(zip(keys, entries)) }
@@ -61,26 +123,32 @@ final class StaticBucket: @unchecked Sendable {
 
 /// The all-literal paths of a compiled table.
 struct StaticPaths: @unchecked Sendable {
-    let buckets: [StaticBucket]
+    /// Owns the buckets `refs` points to.
+    final class Storage: @unchecked Sendable {
+        let buckets: [StaticBucket]
+        let refs: UnsafeMutablePointer<Unmanaged<StaticBucket>>
+        init(_ buckets: [StaticBucket]) {
+            self.buckets = buckets
+            refs = .allocate(capacity: max(buckets.count, 1))
+            for (i, b) in buckets.enumerated() { refs[i] = .passUnretained(b) }
+        }
+        deinit { refs.deallocate() }
+    }
+    let storage: Storage
     let caseInsensitive: Bool
+    var buckets: [StaticBucket] { storage.buckets }
+
+    init(buckets: [StaticBucket], caseInsensitive: Bool) {
+        storage = Storage(buckets)
+        self.caseInsensitive = caseInsensitive
+    }
 
     static let empty = StaticPaths(buckets: [], caseInsensitive: false)
 
-    /// The entry for the path `p[0..<n]`, if it is all-literal and has routes.
-    @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> StaticEntry? {
-        guard !buckets.isEmpty else { return nil }
-        let h = pathHash(p, n, fold: caseInsensitive)
-        let bucket = buckets[LiteralBuckets.bucket(h, count: buckets.count)]
-        for i in 0..<bucket.hashes.count where bucket.hashes[i] == h {
-            let key = bucket.keys[i]
-            guard key.count == n else { continue }
-            var same = true
-            key.withUnsafeBufferPointer { k in
-                for j in 0..<n where k[j] != (caseInsensitive ? lowercased(p[j]) : p[j]) { same = false; break }
-            }
-            if same { return bucket.entries[i] }
-        }
-        return nil
+    /// What a matcher keeps to look paths up with no reference counting; valid while it holds
+    /// this table.
+    var probe: StaticProbe {
+        StaticProbe(refs: storage.refs, count: storage.buckets.count, fold: caseInsensitive)
     }
 
     /// The table after the paths in `changed` changed (buckets not touched are shared).
@@ -107,3 +175,42 @@ struct StaticPaths: @unchecked Sendable {
         return StaticPaths(buckets: grouped.map { StaticBucket($0, fold: fold) }, caseInsensitive: fold)
     }
 }
+
+/// A static table as the lookup path reads it: raw pointers into a `StaticPaths` someone holds.
+struct StaticProbe: @unchecked Sendable {
+    let refs: UnsafeMutablePointer<Unmanaged<StaticBucket>>?
+    let count: Int
+    let fold: Bool
+
+    static let none = StaticProbe(refs: nil, count: 0, fold: false)
+
+    /// The entry for the path `p[0..<n]`, if it is all-literal and has routes.
+    @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Unmanaged<StaticEntry>? {
+        guard let refs, count > 0 else { return nil }
+        let h = pathHash(p, n, fold: fold)
+        return refs[LiteralBuckets.bucket(h, count: count)]._withUnsafeGuaranteedRef { bucket -> Unmanaged<StaticEntry>? in
+            var slot = Int(truncatingIfNeeded: h) & bucket.mask
+            while true {
+                let sh = bucket.hashes[slot]
+                if sh == 0 { return nil }
+                if sh == h {
+                    let i = bucket.slotIndex[slot]
+                    let start = bucket.keyStarts[i]
+                    if bucket.keyStarts[i + 1] - start == n {
+                        let k = bucket.keyBytes + start
+                        var same = true
+                        if fold {
+                            for j in 0..<n where k[j] != lowercased(p[j]) { same = false; break }
+                        } else {
+                            same = memcmp(k, p, n) == 0
+                        }
+                        if same { return bucket.entryRefs[i] }
+                    }
+                }
+                slot = (slot + 1) & bucket.mask
+            }
+        }
+    }
+}
+
+@_silgen_name("memcmp") private func memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Int32

@@ -41,15 +41,24 @@ nonisolated(unsafe) private let plainPathByte: UnsafePointer<Bool> = {  // writt
     return UnsafePointer(table)
 }()
 
+/// Bytes a path may hold as they are, dots included: the fast path's table.
+nonisolated(unsafe) private let fastPathByte: UnsafePointer<Bool> = {  // written once, then only read
+    let table = UnsafeMutablePointer<Bool>.allocate(capacity: 256)
+    for c in 0..<256 { table[c] = c < 128 && isPathChar(UInt8(c)) }
+    return UnsafePointer(table)
+}()
+
 enum URIParser {
     /// The output buffer must hold `3 * input.count + 1` bytes (every byte may become an escape).
     static func outputCapacity(for length: Int) -> Int { 3 * length + 1 }
 
     /// Parses `input`, writing the normalized path ("" for the root, else "/a/b") to `out`.
+    /// (`plainFastPath` false forces the general normalizer: tests compare the two.)
     static func parse(
         _ input: UnsafeRawBufferPointer,
         strictSlash: Bool,
-        into out: UnsafeMutablePointer<UInt8>
+        into out: UnsafeMutablePointer<UInt8>,
+        plainFastPath: Bool = true
     ) throws(InterlockError) -> URISpans {
         let n = input.count
         if n > maximumURILength {
@@ -82,7 +91,11 @@ enum URIParser {
         // Without a scheme everything up to "?" or "#" is path: "//a//b" is the path "/a/b", not a
         // host "a" (RFC 3986's network-path reference), since request targets are paths.
 
-        i = try normalizePath(input, from: i, strictSlash: strictSlash, into: out, spans: &spans)
+        if plainFastPath, let end = plainPath(input, from: i, strictSlash: strictSlash, into: out, spans: &spans) {
+            i = end
+        } else {
+            i = try normalizePath(input, from: i, strictSlash: strictSlash, into: out, spans: &spans)
+        }
 
         if i < n, input[i] == 0x3F {  // '?'
             let start = i + 1
@@ -147,6 +160,47 @@ enum URIParser {
         }
         spans.host = hostStart..<hostEnd
         return end
+    }
+
+    /// The common case: a path of ASCII path bytes and single slashes, with no segment starting
+    /// with "." (so no dot segment), is already normalized but for a trailing slash. It is scanned
+    /// without copying, then copied at once. Returns nil, having decided nothing, for any other path.
+    @inline(__always) private static func plainPath(
+        _ input: UnsafeRawBufferPointer, from start: Int, strictSlash: Bool,
+        into out: UnsafeMutablePointer<UInt8>, spans: inout URISpans
+    ) -> Int? {
+        let n = input.count
+        let fast = fastPathByte
+        var i = start
+        let leadingSlash = i < n && input[i] == slash
+        if leadingSlash { i += 1 }
+        var end = i            // the end of the last segment
+        while i < n {
+            let c = input[i]
+            if !fast[Int(c)] || c == 0x2E {          // not a plain segment start
+                if c == 0x3F || c == 0x23 { break }   // "?" or "#" right after a slash (or at the start)
+                return nil
+            }
+            i += 1
+            while i < n && fast[Int(input[i])] { i += 1 }
+            end = i
+            if i == n { break }
+            let d = input[i]
+            if d == 0x3F || d == 0x23 { break }
+            if d != slash { return nil }
+            i += 1
+        }
+        // The path is input[start..<end] ("/" added in front of a deep link's first segment).
+        var o = 0
+        if end > start + (leadingSlash ? 1 : 0) {
+            if !leadingSlash { out[0] = slash; o = 1 }
+            let from = input.baseAddress! + start
+            UnsafeMutableRawPointer(out + o).copyMemory(from: from, byteCount: end - start)
+            o += end - start
+            if strictSlash && end < i { out[o] = slash; o += 1 }   // a trailing slash was there
+        }
+        spans.pathLength = o
+        return i
     }
 
     /// Writes the normalized path; returns the offset of '?', '#' or the end.

@@ -83,6 +83,13 @@ final class Dispatch: @unchecked Sendable {
     let terminals: [Unit]
     /// The most capture groups of any unit below.
     let maxCaptures: Int
+    // The same children for the lookup path, unmanaged (see `Unit`): this node owns them above.
+    let literalProbe: LiteralProbe
+    let constrainedRefs: UnsafeMutablePointer<NodeRef>
+    let parameterRef: NodeRef?
+    let terminalRefs: UnsafeMutablePointer<Unmanaged<Unit>>
+    let guardCode: OpaquePointer?
+    let guardJitted: Bool
 
     init(capturesEntry: Bool, entryGuard: PCRE2Code?, literals: LiteralBuckets,
          constrained: [CompiledNode], parameter: CompiledNode?, terminals: [Unit]) {
@@ -92,10 +99,23 @@ final class Dispatch: @unchecked Sendable {
         self.constrained = constrained
         self.parameter = parameter
         self.terminals = terminals
+        literalProbe = literals.probe
+        constrainedRefs = .allocate(capacity: max(constrained.count, 1))
+        for (i, c) in constrained.enumerated() { (constrainedRefs + i).initialize(to: c.ref) }
+        parameterRef = parameter?.ref
+        terminalRefs = .allocate(capacity: max(terminals.count, 1))
+        for (i, t) in terminals.enumerated() { terminalRefs[i] = .passUnretained(t) }
+        guardCode = entryGuard?.code
+        guardJitted = entryGuard?.jitted ?? false
         var m = max(entryGuard?.captureCount ?? 0, literals.maxCaptures, parameter?.maxCaptures ?? 0)
         for t in terminals { m = max(m, t.code.captureCount) }
         for c in constrained { m = max(m, c.maxCaptures) }
         maxCaptures = m
+    }
+
+    deinit {
+        constrainedRefs.deallocate()
+        terminalRefs.deallocate()
     }
 }
 

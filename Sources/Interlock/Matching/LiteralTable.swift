@@ -18,13 +18,35 @@ func segmentHash(_ key: [UInt8]) -> UInt64 {
     key.withUnsafeBufferPointer { segmentHash($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count, lower: false) }
 }
 
-/// One bucket: open addressing over (hash, key, child).
+/// A compiled node as the lookup path holds it: no reference counting (the table the matcher
+/// holds keeps the objects alive).
+enum NodeRef {
+    case unit(Unmanaged<Unit>)
+    case dispatch(Unmanaged<Dispatch>)
+}
+
+extension CompiledNode {
+    var ref: NodeRef {
+        switch self {
+        case .unit(let u): return .unit(.passUnretained(u))
+        case .dispatch(let d): return .dispatch(.passUnretained(d))
+        }
+    }
+}
+
+/// One bucket: open addressing over (hash, key, child), laid out flat so that a probe reads one
+/// slot (one cache line) and the key's bytes, and takes no reference.
 final class LiteralTable: @unchecked Sendable {
+    struct Slot {
+        var hash: UInt64 = 0          // 0: empty
+        var keyStart: Int32 = 0
+        var keyLength: Int32 = 0
+        var ref: NodeRef? = nil
+    }
     private let mask: Int
-    private let hashes: [UInt64]
-    private let keys: [[UInt8]]
-    private let values: [CompiledNode?]
-    /// The entries, for rebuilding the bucket with one of them changed.
+    private let slots: UnsafeMutablePointer<Slot>
+    private let keyBytes: UnsafeMutablePointer<UInt8>
+    /// The entries (they own the children), for rebuilding the bucket with one of them changed.
     let entries: [(key: [UInt8], value: CompiledNode)]
     /// The most capture groups of any child.
     let maxCaptures: Int
@@ -32,40 +54,41 @@ final class LiteralTable: @unchecked Sendable {
     init(_ entries: [(key: [UInt8], value: CompiledNode)]) {
         var capacity = 4
         while capacity < entries.count * 2 { capacity <<= 1 }
-        var hashes = [UInt64](repeating: 0, count: capacity)
-        var keys = [[UInt8]](repeating: [], count: capacity)
-        var values = [CompiledNode?](repeating: nil, count: capacity)
-        var most = 0
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: Slot(), count: capacity)
+        keyBytes = .allocate(capacity: max(1, entries.reduce(0) { $0 + $1.key.count }))
+        var most = 0, o = 0
         for (k, v) in entries {
             let h = segmentHash(k)
             var i = Int(truncatingIfNeeded: h) & (capacity - 1)
-            while hashes[i] != 0 { i = (i + 1) & (capacity - 1) }
-            hashes[i] = h; keys[i] = k; values[i] = v
+            while slots[i].hash != 0 { i = (i + 1) & (capacity - 1) }
+            slots[i] = Slot(hash: h, keyStart: Int32(o), keyLength: Int32(k.count), ref: v.ref)
+            (keyBytes + o).initialize(from: k, count: k.count)
+            o += k.count
             most = max(most, v.maxCaptures)
         }
         self.mask = capacity - 1
-        self.hashes = hashes
-        self.keys = keys
-        self.values = values
         self.entries = entries
         self.maxCaptures = most
     }
 
-    @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64, lower: Bool) -> CompiledNode? {
-        var i = Int(truncatingIfNeeded: h) & mask
-        while true {
-            let slot = hashes[i]
-            if slot == 0 { return nil }
-            if slot == h && LiteralTable.equal(keys[i], p, n, lower: lower) { return values[i] }
-            i = (i + 1) & mask
-        }
+    deinit {
+        slots.deallocate()
+        keyBytes.deallocate()
     }
 
-    @inline(__always) private static func equal(_ key: [UInt8], _ p: UnsafePointer<UInt8>, _ n: Int, lower: Bool) -> Bool {
-        guard key.count == n else { return false }
-        return key.withUnsafeBufferPointer { k in
-            for i in 0..<n where k[i] != (lower ? lowercased(p[i]) : p[i]) { return false }
-            return true
+    @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64, lower: Bool) -> NodeRef? {
+        var i = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let slot = slots + i
+            if slot.pointee.hash == 0 { return nil }
+            if slot.pointee.hash == h && Int(slot.pointee.keyLength) == n {
+                let k = keyBytes + Int(slot.pointee.keyStart)
+                var same = true
+                for j in 0..<n where k[j] != (lower ? lowercased(p[j]) : p[j]) { same = false; break }
+                if same { return slot.pointee.ref }
+            }
+            i = (i + 1) & mask
         }
     }
 }
@@ -74,6 +97,23 @@ final class LiteralTable: @unchecked Sendable {
 struct LiteralBuckets: @unchecked Sendable {
     let buckets: [LiteralTable]
     let caseInsensitive: Bool
+    /// The buckets again, unmanaged, for the lookup path.
+    private let storage: BucketRefs
+
+    final class BucketRefs: @unchecked Sendable {
+        let refs: UnsafeMutablePointer<Unmanaged<LiteralTable>>
+        init(_ buckets: [LiteralTable]) {
+            refs = .allocate(capacity: max(buckets.count, 1))
+            for (i, b) in buckets.enumerated() { refs[i] = .passUnretained(b) }
+        }
+        deinit { refs.deallocate() }
+    }
+
+    init(buckets: [LiteralTable], caseInsensitive: Bool) {
+        self.buckets = buckets
+        self.caseInsensitive = caseInsensitive
+        storage = BucketRefs(buckets)
+    }
 
     /// Bucket count for `children` entries: about eight entries a bucket, a power of two.
     static func bucketCount(for children: Int) -> Int {
@@ -86,10 +126,22 @@ struct LiteralBuckets: @unchecked Sendable {
         Int(truncatingIfNeeded: hash >> 40) & (count - 1)
     }
 
-    @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> CompiledNode? {
-        let h = segmentHash(p, n, lower: caseInsensitive)
-        return buckets[LiteralBuckets.bucket(h, count: buckets.count)].lookup(p, n, hash: h, lower: caseInsensitive)
-    }
-
     var maxCaptures: Int { buckets.reduce(0) { max($0, $1.maxCaptures) } }
+
+    /// What the lookup path reads: valid while the dispatch node holding these buckets lives.
+    var probe: LiteralProbe {
+        LiteralProbe(refs: storage.refs, count: buckets.count, lower: caseInsensitive)
+    }
+}
+
+/// A dispatch node's literal children as the lookup path reads them (see `StaticProbe`).
+struct LiteralProbe {
+    let refs: UnsafeMutablePointer<Unmanaged<LiteralTable>>
+    let count: Int
+    let lower: Bool
+
+    @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> NodeRef? {
+        let h = segmentHash(p, n, lower: lower)
+        return refs[LiteralBuckets.bucket(h, count: count)]._withUnsafeGuaranteedRef { $0.lookup(p, n, hash: h, lower: lower) }
+    }
 }

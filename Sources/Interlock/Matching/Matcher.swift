@@ -228,30 +228,42 @@ public final class Matcher {
             let segStart = p + 1
             var segEnd = segStart
             while subject[segEnd] != slash && subject[segEnd] != newline { segEnd += 1 }
-            if let child = d.literals.lookup(subject + segStart, segEnd - segStart),
+            if let child = d.literalProbe.lookup(subject + segStart, segEnd - segStart),
                try enter(child, at: p, segmentEnd: segEnd) { return true }
-            for child in d.constrained where try enter(child, at: p, segmentEnd: segEnd) { return true }
-            if let child = d.parameter, try enter(child, at: p, segmentEnd: segEnd) { return true }
+            for i in 0..<d.constrained.count where try enter(d.constrainedRefs[i], at: p, segmentEnd: segEnd) { return true }
+            if let child = d.parameterRef, try enter(child, at: p, segmentEnd: segEnd) { return true }
         }
-        for unit in d.terminals where try run(unit, at: p) { return true }
+        for i in 0..<d.terminals.count where try guaranteed(d.terminalRefs[i], { (u) throws(InterlockError) in try run(u, at: p) }) {
+            return true
+        }
         return false
     }
 
-    @inline(__always) private func enter(_ child: CompiledNode, at p: Int, segmentEnd: Int) throws(InterlockError) -> Bool {
+    /// `_withUnsafeGuaranteedRef` for a body with typed throws.
+    @inline(__always) private func guaranteed<T: AnyObject, R>(
+        _ ref: Unmanaged<T>, _ body: (T) throws(InterlockError) -> R
+    ) throws(InterlockError) -> R {
+        let result: Result<R, InterlockError> = ref._withUnsafeGuaranteedRef { t in Result { () throws(InterlockError) in try body(t) } }
+        return try result.get()
+    }
+
+    @inline(__always) private func enter(_ child: NodeRef, at p: Int, segmentEnd: Int) throws(InterlockError) -> Bool {
         switch child {
         case .unit(let u):
-            return try run(u, at: p)
+            return try guaranteed(u) { (u) throws(InterlockError) in try run(u, at: p) }
         case .dispatch(let d):
-            if d.capturesEntry {
-                guard segmentEnd > p + 1 else { return false }
-                if let guardCode = d.entryGuard, try !run(guardCode, at: p) { return false }
-                spanStart[spanCount] = p + 1; spanEnd[spanCount] = segmentEnd
-                spanCount += 1
-                if try dispatch(d, at: segmentEnd) { return true }
-                spanCount -= 1
-                return false
+            return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
+                if d.capturesEntry {
+                    guard segmentEnd > p + 1 else { return false }
+                    if let guardCode = d.guardCode, try !run(raw: guardCode, jitted: d.guardJitted, at: p) { return false }
+                    spanStart[spanCount] = p + 1; spanEnd[spanCount] = segmentEnd
+                    spanCount += 1
+                    if try dispatch(d, at: segmentEnd) { return true }
+                    spanCount -= 1
+                    return false
+                }
+                return try dispatch(d, at: segmentEnd)
             }
-            return try dispatch(d, at: segmentEnd)
         }
     }
 

@@ -139,8 +139,27 @@ final class RequestHandle {
     private var fields: [UnsafePointer<CChar>?]? = nil
     private var parameters: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
     private var queryPairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
+    // The request makes these strings each time they are read: made once per handle.
+    private var parameterCache: [(name: String, value: String)]? = nil
+    private var queryCache: QueryItems? = nil
 
     init(_ request: Request) { self.request = request }
+
+    /// The request's parameters, made once.
+    var parameterList: [(name: String, value: String)] {
+        if let c = parameterCache { return c }
+        let c = request.parameters
+        parameterCache = c
+        return c
+    }
+
+    /// The request's query, made once.
+    var queryItems: QueryItems {
+        if let c = queryCache { return c }
+        let c = request.query
+        queryCache = c
+        return c
+    }
 
     /// Makes this handle stand for `request`, freeing what it handed out before (the pool reuses
     /// handles once the callback they were given to has returned).
@@ -150,6 +169,8 @@ final class RequestHandle {
         fields = nil
         parameters = nil
         queryPairs = nil
+        parameterCache = nil
+        queryCache = nil
         store?.clear()
     }
 
@@ -184,18 +205,18 @@ final class RequestHandle {
     }
 
     func parameter(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
-        if parameters == nil { parameters = request.parameters.map { (keep($0.name)!, keep($0.value)!) } }
+        if parameters == nil { parameters = parameterList.map { (keep($0.name)!, keep($0.value)!) } }
         guard let parameters, i < parameters.count else { return nil }
         return parameters[i]
     }
 
     func query(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
-        if queryPairs == nil { queryPairs = request.query.items.map { (keep($0.key)!, keep($0.value)!) } }
+        if queryPairs == nil { queryPairs = queryItems.items.map { (keep($0.key)!, keep($0.value)!) } }
         guard let queryPairs, i < queryPairs.count else { return nil }
         return queryPairs[i]
     }
 
-    func parametersChanged() { parameters = nil }
+    func parametersChanged() { parameters = nil; parameterCache = nil }
 
     /// The request as one NUL-separated text (see ilk_request_packed), kept with the handle.
     func packed() -> (UnsafePointer<CChar>, Int) {

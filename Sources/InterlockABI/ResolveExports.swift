@@ -47,7 +47,7 @@ public func ilk_request_pattern(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { 
 public func ilk_request_route_id(_ r: OpaquePointer?) -> UInt32 { request(r)?.request.route?.id ?? 0 }
 
 @_cdecl("ilk_request_param_count")
-public func ilk_request_param_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.request.parameters.count ?? 0) }
+public func ilk_request_param_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.request.parameterCount ?? 0) }
 
 @_cdecl("ilk_request_param_at")
 public func ilk_request_param_at(
@@ -55,7 +55,7 @@ public func ilk_request_param_at(
     _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
-    guard i < UInt(h.request.parameters.count), let (n, v) = h.parameter(Int(i)) else {
+    guard i < UInt(h.request.parameterCount), let (n, v) = h.parameter(Int(i)) else {
         return invalid("parameter index \(i) is out of range")
     }
     name?.pointee = n; value?.pointee = v
@@ -65,12 +65,12 @@ public func ilk_request_param_at(
 @_cdecl("ilk_request_param")
 public func ilk_request_param(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
     guard let h = request(r), let name = string(name),
-          let i = h.request.parameters.firstIndex(where: { $0.name == name }) else { return nil }
+          let i = h.parameterList.firstIndex(where: { $0.name == name }) else { return nil }
     return h.parameter(i)?.1
 }
 
 @_cdecl("ilk_request_query_count")
-public func ilk_request_query_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.request.query.count ?? 0) }
+public func ilk_request_query_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.queryItems.count ?? 0) }
 
 @_cdecl("ilk_request_query_at")
 public func ilk_request_query_at(
@@ -78,7 +78,7 @@ public func ilk_request_query_at(
     _ key: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
-    guard i < UInt(h.request.query.count), let (k, v) = h.query(Int(i)) else {
+    guard i < UInt(h.queryItems.count), let (k, v) = h.query(Int(i)) else {
         return invalid("query index \(i) is out of range")
     }
     key?.pointee = k; value?.pointee = v
@@ -88,7 +88,7 @@ public func ilk_request_query_at(
 @_cdecl("ilk_request_query")
 public func ilk_request_query(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
     guard let h = request(r), let key = string(key),
-          let i = h.request.query.items.firstIndex(where: { $0.key == key }) else { return nil }
+          let i = h.queryItems.items.firstIndex(where: { $0.key == key }) else { return nil }
     return h.query(i)?.1
 }
 

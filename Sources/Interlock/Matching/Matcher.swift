@@ -408,10 +408,9 @@ private extension Unmanaged {
 @_silgen_name("memcmp") private func memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Int32
 
 extension Matcher {
-    /// The normalized path of the last lookup, "/" for the root.
-    func pathString() -> String {
-        let n = spans.pathLength
-        if n == 0 { return "/" }
-        return String(decoding: UnsafeBufferPointer(start: subject, count: n), as: UTF8.self)
-    }
+    /// The normalized path of the last lookup ("" for the root), in the matcher's buffer.
+    var pathBytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: subject, count: spans.pathLength) }
+
+    /// The parameter names of the last match.
+    var parameterNames: [String] { names?.names ?? [] }
 }

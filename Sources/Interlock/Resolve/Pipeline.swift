@@ -56,17 +56,16 @@ final class PipelineRun {
         } else {
             outcome = try matcher.match(router, method: nil, uri: bytes)
         }
-        let uri = String(decoding: bytes, as: UTF8.self)
-        let request = matcher.request(uri: uri, method: method, bytes: bytes, matched: outcome == .matched, state: state)
+        let request = matcher.request(method: method, bytes: bytes, matched: outcome == .matched, state: state)
         var parts = RouteParts.empty
         switch outcome {
         case .matched:
             if let route = request.route {
                 parts = router.parts(of: route.id)
-                note(.match, uri, route.name ?? route.pattern.source)
+                trace.append(TraceEntry(match: request, decision: route.name ?? route.pattern.source))
             }
-        case .notFound: note(.match, uri, "no route")
-        case .methodNotAllowed: note(.match, uri, "method not allowed")
+        case .notFound: trace.append(TraceEntry(match: request, decision: "no route"))
+        case .methodNotAllowed: trace.append(TraceEntry(match: request, decision: "method not allowed"))
         }
         return Created(request: request, parts: parts, allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
     }

@@ -2,50 +2,116 @@
 /// and, when a route matched, the route and its decoded parameters.
 ///
 /// A value type whose fields live in one shared storage object, copied on the first change: the
-/// pipeline hands the request to every callback, and a copy then costs one reference count.
+/// pipeline hands the request to every callback, and a copy then costs one reference count. The
+/// parts of the URI are kept as the bytes the matcher saw and made into strings when read, so a
+/// resolve whose callbacks read nothing builds none.
 public struct Request: Sendable {
-    final class Storage: @unchecked Sendable {
+    /// The same parts as strings, once something changed one of them.
+    struct Fields {
         var uri: String
-        var method: String?
         var scheme: String?
         var host: String?
         var port: String?
         var path: String
         var query: QueryItems
         var fragment: String?
-        var route: Route?
         var parameters: [(name: String, value: String)]
+    }
+
+    final class Storage: @unchecked Sendable {
+        // The URI's parts as the matcher saw them: the URI, the normalized path, then the decoded
+        // parameter values, each followed by a NUL byte (a value never holds one). Shared by copies.
+        let bytes: [UInt8]
+        let pathRange: Range<Int>
+        let schemeRange, hostRange, portRange, queryRange, fragmentRange: Range<Int>?
+        let names: [String]
+        let values: Int               // where the values start
+        /// Set once a part was changed: then every part is read from here.
+        var fields: Fields?
+        var method: String?
+        var route: Route?
         var metadata: [String: String]
         var state: ResolveState
 
-        init(uri: String, method: String?, scheme: String?, host: String?, port: String?, path: String,
-             query: QueryItems, fragment: String?, route: Route?, parameters: [(name: String, value: String)],
-             metadata: [String: String], state: ResolveState) {
-            self.uri = uri; self.method = method; self.scheme = scheme; self.host = host; self.port = port
-            self.path = path; self.query = query; self.fragment = fragment; self.route = route
-            self.parameters = parameters; self.metadata = metadata; self.state = state
+        init(bytes: [UInt8], path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
+             query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int, fields: Fields?,
+             method: String?, route: Route?, metadata: [String: String], state: ResolveState) {
+            self.bytes = bytes; pathRange = path; schemeRange = scheme; hostRange = host; portRange = port
+            queryRange = query; fragmentRange = fragment; self.names = names; self.values = values
+            self.fields = fields; self.method = method; self.route = route; self.metadata = metadata; self.state = state
         }
 
         func copy() -> Storage {
-            Storage(uri: uri, method: method, scheme: scheme, host: host, port: port, path: path, query: query,
-                    fragment: fragment, route: route, parameters: parameters, metadata: metadata, state: state)
+            Storage(bytes: bytes, path: pathRange, scheme: schemeRange, host: hostRange, port: portRange,
+                    query: queryRange, fragment: fragmentRange, names: names, values: values, fields: fields,
+                    method: method, route: route, metadata: metadata, state: state)
+        }
+
+        func text(_ r: Range<Int>?, lower: Bool = false) -> String? {
+            guard let r else { return nil }
+            return bytes.withUnsafeBufferPointer { b in
+                lower ? String(decoding: b[r].map(lowercased), as: UTF8.self) : String(decoding: b[r], as: UTF8.self)
+            }
+        }
+        var uri: String { fields?.uri ?? text(0..<pathRange.lowerBound)! }
+        var scheme: String? { fields.map { $0.scheme } ?? text(schemeRange, lower: true) }
+        var host: String? { fields.map { $0.host } ?? text(hostRange, lower: true) }
+        var port: String? { fields.map { $0.port } ?? text(portRange) }
+        var path: String { fields?.path ?? (pathRange.isEmpty ? "/" : text(pathRange)!) }
+        var query: QueryItems {
+            if let fields { return fields.query }
+            guard let queryRange else { return QueryItems() }
+            return bytes.withUnsafeBufferPointer { QueryItems(parsing: UnsafeBufferPointer(rebasing: $0[queryRange])) }
+        }
+        var fragment: String? {
+            if let fields { return fields.fragment }
+            guard let fragmentRange else { return nil }
+            return bytes.withUnsafeBufferPointer { percentDecoded(UnsafeBufferPointer(rebasing: $0[fragmentRange])) }
+        }
+        var parameters: [(name: String, value: String)] {
+            if let fields { return fields.parameters }
+            var out: [(name: String, value: String)] = []
+            out.reserveCapacity(names.count)
+            bytes.withUnsafeBufferPointer { b in
+                var start = values
+                for name in names {
+                    var end = start
+                    while b[end] != 0 { end += 1 }
+                    out.append((name, String(decoding: b[start..<end], as: UTF8.self)))
+                    start = end + 1
+                }
+            }
+            return out
+        }
+        var parameterCount: Int { fields?.parameters.count ?? names.count }
+
+        /// Every part as a string, so that one can be changed.
+        func materialize() {
+            guard fields == nil else { return }
+            fields = Fields(uri: uri, scheme: scheme, host: host, port: port, path: path, query: query,
+                            fragment: fragment, parameters: parameters)
         }
     }
 
     private var storage: Storage
 
-    init(uri: String, method: String?, scheme: String?, host: String?, port: String?, path: String,
-         query: QueryItems, fragment: String?, route: Route?, parameters: [(name: String, value: String)],
-         metadata: [String: String] = [:], state: ResolveState) {
-        storage = Storage(uri: uri, method: method, scheme: scheme, host: host, port: port, path: path, query: query,
-                          fragment: fragment, route: route, parameters: parameters, metadata: metadata, state: state)
+    /// A request from the matcher's view of a URI (see `Storage`).
+    init(bytes: [UInt8], path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
+         query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int,
+         method: String?, route: Route?, state: ResolveState) {
+        storage = Storage(bytes: bytes, path: path, scheme: scheme, host: host, port: port, query: query,
+                          fragment: fragment, names: names, values: values, fields: nil,
+                          method: method, route: route, metadata: [:], state: state)
     }
 
     /// A request made outside a resolve (to try an interceptor or filter on, say): `uri` taken as
     /// given, not parsed; path "/", nothing matched, a state of its own.
     public init(uri: String, method: String? = nil) {
-        self.init(uri: uri, method: method, scheme: nil, host: nil, port: nil, path: "/", query: QueryItems(),
-                  fragment: nil, route: nil, parameters: [], state: ResolveState())
+        storage = Storage(bytes: [], path: 0..<0, scheme: nil, host: nil, port: nil, query: nil, fragment: nil,
+                          names: [], values: 0,
+                          fields: Fields(uri: uri, scheme: nil, host: nil, port: nil, path: "/", query: QueryItems(),
+                                         fragment: nil, parameters: []),
+                          method: method, route: nil, metadata: [:], state: ResolveState())
     }
 
     /// The storage, copied first if another request shares it.
@@ -56,10 +122,19 @@ public struct Request: Sendable {
         }
     }
 
+    /// The storage, unique, with its parts as strings so that one can be changed.
+    private var changing: Storage {
+        mutating get {
+            let s = unique
+            s.materialize()
+            return s
+        }
+    }
+
     /// The URI exactly as received.
     public var uri: String {
         get { storage.uri }
-        set { unique.uri = newValue }
+        set { changing.fields!.uri = newValue }
     }
     /// The method, or nil when the caller gave none (any method).
     public var method: String? {
@@ -69,32 +144,32 @@ public struct Request: Sendable {
     /// The scheme, lower-cased, or nil for a path.
     public var scheme: String? {
         get { storage.scheme }
-        set { unique.scheme = newValue }
+        set { changing.fields!.scheme = newValue }
     }
     /// The host, lower-cased (only http, https, ws and wss have one), or nil.
     public var host: String? {
         get { storage.host }
-        set { unique.host = newValue }
+        set { changing.fields!.host = newValue }
     }
     /// The port, if the URI gave one.
     public var port: String? {
         get { storage.port }
-        set { unique.port = newValue }
+        set { changing.fields!.port = newValue }
     }
     /// The normalized path, "/" for the root. Escapes other than of unreserved characters stay.
     public var path: String {
         get { storage.path }
-        set { unique.path = newValue }
+        set { changing.fields!.path = newValue }
     }
     /// The query's pairs, decoded.
     public var query: QueryItems {
         get { storage.query }
-        set { unique.query = newValue }
+        set { changing.fields!.query = newValue }
     }
     /// The fragment, decoded, or nil.
     public var fragment: String? {
         get { storage.fragment }
-        set { unique.fragment = newValue }
+        set { changing.fields!.fragment = newValue }
     }
     /// The route that matched, or nil.
     public var route: Route? {
@@ -104,8 +179,10 @@ public struct Request: Sendable {
     /// The matched route's parameters, decoded, in path order. Interceptors may change them.
     public var parameters: [(name: String, value: String)] {
         get { storage.parameters }
-        _modify { let s = unique; yield &s.parameters }
+        _modify { let s = changing; yield &s.fields!.parameters }
     }
+    /// The number of parameters (without making their strings).
+    public var parameterCount: Int { storage.parameterCount }
     /// Strings interceptors and filters attach to the request.
     public var metadata: [String: String] {
         get { storage.metadata }
@@ -119,7 +196,7 @@ public struct Request: Sendable {
 
     /// The value of the named parameter, if bound.
     public subscript(parameter name: String) -> String? {
-        storage.parameters.first { $0.name == name }?.value
+        parameters.first { $0.name == name }?.value
     }
 }
 

@@ -12,25 +12,31 @@ extension Router {
 }
 
 extension Matcher {
-    /// The request for the lookup just made on `bytes`.
-    func request(uri: String, method: String?, bytes: UnsafeRawBufferPointer, matched: Bool, state: ResolveState) -> Request {
-        let b = bytes.bindMemory(to: UInt8.self)
-        func text(_ r: Range<Int>?, lower: Bool = false) -> String? {
-            guard let r else { return nil }
-            let s = Array(b[r])
-            return (lower ? s.map(lowercased) : s).string
+    /// The request for the lookup just made on `bytes`: its parts kept as bytes (see
+    /// `Request.Parsed`), made into strings only when read.
+    func request(method: String?, bytes: UnsafeRawBufferPointer, matched: Bool, state: ResolveState) -> Request {
+        let pathLength = spans.pathLength
+        let count = matched ? parameterCount : 0
+        var total = bytes.count + pathLength
+        for i in 0..<count { total += parameterValue(i).1 + 1 }
+        let values = bytes.count + pathLength
+        let text = [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
+            guard let base = out.baseAddress else { initialized = 0; return }
+            if let b = bytes.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: b, byteCount: bytes.count) }
+            if pathLength > 0 { (base + bytes.count).update(from: pathBytes.baseAddress!, count: pathLength) }
+            var o = values
+            for i in 0..<count {
+                let (v, n) = parameterValue(i)
+                UnsafeMutableRawPointer(base + o).copyMemory(from: v, byteCount: n)
+                base[o + n] = 0
+                o += n + 1
+            }
+            initialized = total
         }
-        let path = pathString()
-        var parameters: [(name: String, value: String)] = []
-        if matched { parameters = parameterList() }
-        return Request(
-            uri: uri, method: method,
-            scheme: text(spans.scheme, lower: true), host: text(spans.host, lower: true), port: text(spans.port),
-            path: path,
-            query: spans.query.map { QueryItems(parsing: UnsafeBufferPointer(rebasing: b[$0])) } ?? QueryItems(),
-            fragment: spans.fragment.map { percentDecoded(UnsafeBufferPointer(rebasing: b[$0])) },
-            route: matched ? route : nil,
-            parameters: parameters,
-            state: state)
+        let uriEnd = bytes.count
+        return Request(bytes: text, path: uriEnd..<(uriEnd + pathLength),
+                       scheme: spans.scheme, host: spans.host, port: spans.port, query: spans.query, fragment: spans.fragment,
+                       names: count > 0 ? parameterNames : [], values: values,
+                       method: method, route: matched ? route : nil, state: state)
     }
 }

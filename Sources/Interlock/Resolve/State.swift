@@ -30,10 +30,33 @@ public struct TraceEntry: Equatable, Sendable, CustomStringConvertible {
     /// The stage.
     public let stage: Stage
     /// Which filter, interceptor, guard or destination (its name), or the URI for match and redirect.
-    public let name: String
+    public var name: String { matched?.uri ?? storedName }
+    private let storedName: String
+    /// For a match entry: the request, whose URI is the name (made into a string only if read).
+    private let matched: Request?
     /// What it decided: "continue", "stop", "redirect <uri>", "allow", "refuse", "abort: <reason>",
     /// "retry", "ran", "error: <message>", or for match the route's pattern or "no route".
     public let decision: String
 
     public var description: String { "\(stage.rawValue) \(name): \(decision)" }
+
+    /// An entry for a stage that ran.
+    public init(stage: Stage, name: String, decision: String) {
+        self.stage = stage
+        self.storedName = name
+        self.decision = decision
+        self.matched = nil
+    }
+
+    /// The match entry of `request`.
+    init(match request: Request, decision: String) {
+        self.stage = .match
+        self.storedName = ""
+        self.decision = decision
+        self.matched = request
+    }
+
+    public static func == (a: TraceEntry, b: TraceEntry) -> Bool {
+        a.stage == b.stage && a.name == b.name && a.decision == b.decision
+    }
 }

@@ -25,21 +25,47 @@ final class HandlePool {
         return h
     }
 
+    /// Lends `request` (the pipeline's own, changed in place) to `body` through a pooled handle.
+    func borrowing<R>(_ request: inout Request, _ body: (RequestHandle) throws -> R) rethrows -> R {
+        let h = requests.popLast() ?? RequestHandle(Request(uri: ""))
+        return try withUnsafeMutablePointer(to: &request) { p in
+            h.borrow(p)
+            defer {
+                h.endBorrow()
+                if requests.count < HandlePool.limit { requests.append(h) }
+            }
+            return try body(h)
+        }
+    }
+
+    /// Lends `response` to `body` through a pooled handle, as `borrowing(_:_:)` for a request.
+    func borrowing<R>(_ response: inout Response, _ body: (ResponseHandle) throws -> R) rethrows -> R {
+        let h = responses.popLast() ?? ResponseHandle()
+        return try withUnsafeMutablePointer(to: &response) { p in
+            h.borrow(p)
+            defer {
+                h.endBorrow()
+                if responses.count < HandlePool.limit { responses.append(h) }
+            }
+            return try body(h)
+        }
+    }
+
     func chain(_ c: FilterChain) -> ChainHandle {
         guard let h = chains.popLast() else { return ChainHandle(c) }
         h.reuse(for: c)
         return h
     }
 
-    /// Takes back handles whose call has returned. Their values are dropped now, so that the
-    /// request or response they stood for is not kept alive (or copied on its next change).
+    /// Takes back handles whose call has returned. A request handle keeps its request until it is
+    /// reused (a request is small, and it is shared, not copied); a response handle lets go of its
+    /// response now, which may hold a large body.
     func recycle(_ h: RequestHandle) {
-        h.reuse(for: emptyRequest)
         if requests.count < HandlePool.limit { requests.append(h) }
     }
 
     func recycle(_ h: ResponseHandle) {
-        h.reuse(for: Response())
+        h.response = Response()
         if responses.count < HandlePool.limit { responses.append(h) }
     }
 
@@ -48,9 +74,6 @@ final class HandlePool {
         if chains.count < HandlePool.limit { chains.append(h) }
     }
 }
-
-/// What a pooled request handle holds between calls.
-private let emptyRequest = Request(uri: "")
 
 private let poolKey: pthread_key_t = {
     var key = pthread_key_t()

@@ -43,12 +43,13 @@ final class CCallback: @unchecked Sendable {
     var destination: Destination {
         { [self] request, response in
             let pool = handlePool()
-            let req = pool.request(request), res = pool.response(response)
-            defer { pool.recycle(req); pool.recycle(res) }
-            let rc = function(req.opaque, res.opaque, userdata.pointer)
-            response = res.response
-            if rc != 0 {
-                throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
+            let req = pool.request(request)
+            defer { pool.recycle(req) }
+            try pool.borrowing(&response) { res in
+                let rc = function(req.opaque, res.opaque, userdata.pointer)
+                if rc != 0 {
+                    throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
+                }
             }
         }
     }
@@ -132,8 +133,18 @@ final class CStringStore {
 /// A request seen from C: its strings are converted on first use and kept with the handle (so a
 /// pointer handed out stays valid as long as the handle, even after the request changes).
 final class RequestHandle {
-    var request: Request
-    var errorMessage: String? = nil
+    /// The request the handle owns, or, while it lends itself to a request interceptor, the
+    /// pipeline's own request (borrowed: changes go straight to it).
+    private var owned: Request
+    private var borrowed: UnsafeMutablePointer<Request>? = nil
+    var request: Request {
+        _read { if let borrowed { yield borrowed.pointee } else { yield owned } }
+        _modify { if let borrowed { yield &borrowed.pointee } else { yield &owned } }
+    }
+    var errorMessage: String? = nil { didSet { used = true } }
+    /// Whether a callback asked for anything (strings, caches, an error): only then does reuse
+    /// have something to reset.
+    private var used = false
     /// Made on the first string a callback asks for: most ask for none.
     private var store: CStringStore? = nil
     private var fields: [UnsafePointer<CChar>?]? = nil
@@ -143,13 +154,14 @@ final class RequestHandle {
     private var parameterCache: [(name: String, value: String)]? = nil
     private var queryCache: QueryItems? = nil
 
-    init(_ request: Request) { self.request = request }
+    init(_ request: Request) { self.owned = request }
 
     /// The request's parameters, made once.
     var parameterList: [(name: String, value: String)] {
         if let c = parameterCache { return c }
         let c = request.parameters
         parameterCache = c
+        used = true
         return c
     }
 
@@ -158,13 +170,28 @@ final class RequestHandle {
         if let c = queryCache { return c }
         let c = request.query
         queryCache = c
+        used = true
         return c
     }
 
     /// Makes this handle stand for `request`, freeing what it handed out before (the pool reuses
     /// handles once the callback they were given to has returned).
     func reuse(for request: Request) {
-        self.request = request
+        borrowed = nil
+        owned = request
+        resetIfUsed()
+    }
+
+    /// Stands for `*target` until `endBorrow` (see `reuse`).
+    func borrow(_ target: UnsafeMutablePointer<Request>) {
+        borrowed = target
+        resetIfUsed()
+    }
+
+    func endBorrow() { borrowed = nil }
+
+    private func resetIfUsed() {
+        guard used else { return }
         errorMessage = nil
         fields = nil
         parameters = nil
@@ -172,6 +199,7 @@ final class RequestHandle {
         parameterCache = nil
         queryCache = nil
         store?.clear()
+        used = false
     }
 
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
@@ -182,6 +210,7 @@ final class RequestHandle {
     func keep(_ value: String?) -> UnsafePointer<CChar>? {
         guard let value else { return nil }
         if store == nil { store = CStringStore() }
+        used = true
         return store?.keep(value)
     }
 
@@ -216,7 +245,7 @@ final class RequestHandle {
         return queryPairs[i]
     }
 
-    func parametersChanged() { parameters = nil; parameterCache = nil }
+    func parametersChanged() { parameters = nil; parameterCache = nil; used = true }
 
     /// The request as one NUL-separated text (see ilk_request_packed), kept with the handle.
     func packed() -> (UnsafePointer<CChar>, Int) {
@@ -256,10 +285,26 @@ struct PackedText {
 }
 
 final class ResponseHandle {
-    var response: Response
+    /// The response the handle owns, or, while it lends itself to a callback, the pipeline's own
+    /// response (borrowed: changes go straight to it, with no copy in or out).
+    private var owned: Response
+    private var borrowed: UnsafeMutablePointer<Response>? = nil
+    var response: Response {
+        _read { if let borrowed { yield borrowed.pointee } else { yield owned } }
+        _modify { if let borrowed { yield &borrowed.pointee } else { yield &owned } }
+    }
     var errorMessage: String? = nil
     private var store: CStringStore? = nil
-    init(_ response: Response = Response()) { self.response = response }
+    init(_ response: Response = Response()) { self.owned = response }
+
+    /// Stands for `*target` until `endBorrow`.
+    func borrow(_ target: UnsafeMutablePointer<Response>) {
+        borrowed = target
+        errorMessage = nil
+        store?.clear()
+    }
+
+    func endBorrow() { borrowed = nil }
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 
     /// A C copy of `value`, kept with the handle.
@@ -268,9 +313,10 @@ final class ResponseHandle {
         return store!.keep(value)
     }
 
-    /// Makes this handle stand for `response` (see RequestHandle.reuse).
+    /// Makes this handle own `response` (see RequestHandle.reuse).
     func reuse(for response: Response) {
-        self.response = response
+        borrowed = nil
+        owned = response
         errorMessage = nil
         store?.clear()
     }

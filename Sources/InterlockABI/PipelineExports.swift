@@ -177,15 +177,14 @@ public func ilk_interceptor_new_request(
     let ud = Userdata(userdata, free: freeFn)
     let label = string(name) ?? "interceptor"
     out.pointee = retained(InterceptorHandle(.request(RequestInterceptor(name: label) { request in
-        let pool = handlePool()
-        let req = pool.request(request)
-        defer { pool.recycle(req) }
-        let rc = fn(req.opaque, ud.pointer)
-        request = req.request
-        switch rc {
-        case ILK_CONTINUE: return .proceed
-        case ILK_ABORT: return .abort(req.errorMessage ?? "aborted by '\(label)'")
-        default: throw CallbackError(message: req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
+        // The pipeline's request is lent to the callback: its changes land in place.
+        try handlePool().borrowing(&request) { req in
+            let rc = fn(req.opaque, ud.pointer)
+            switch rc {
+            case ILK_CONTINUE: return .proceed
+            case ILK_ABORT: return .abort(req.errorMessage ?? "aborted by '\(label)'")
+            default: throw CallbackError(message: req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
+            }
         }
     })))
     return ILK_OK
@@ -203,15 +202,16 @@ public func ilk_interceptor_new_response(
     let label = string(name) ?? "interceptor"
     out.pointee = retained(InterceptorHandle(.response(ResponseInterceptor(name: label) { response, request in
         let pool = handlePool()
-        let req = pool.request(request), res = pool.response(response)
-        defer { pool.recycle(req); pool.recycle(res) }
-        let rc = fn(req.opaque, res.opaque, ud.pointer)
-        response = res.response
-        switch rc {
-        case ILK_CONTINUE: return .proceed
-        case ILK_RETRY: return .retry
-        case ILK_ABORT: return .abort(res.errorMessage ?? req.errorMessage ?? "aborted by '\(label)'")
-        default: throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
+        let req = pool.request(request)
+        defer { pool.recycle(req) }
+        return try pool.borrowing(&response) { res in
+            let rc = fn(req.opaque, res.opaque, ud.pointer)
+            switch rc {
+            case ILK_CONTINUE: return .proceed
+            case ILK_RETRY: return .retry
+            case ILK_ABORT: return .abort(res.errorMessage ?? req.errorMessage ?? "aborted by '\(label)'")
+            default: throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
+            }
         }
     })))
     return ILK_OK

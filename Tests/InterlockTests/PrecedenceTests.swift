@@ -117,6 +117,37 @@ struct PrecedenceTests {
         #expect(try matchedID(r, "/users/admin") == getAdmin)
     }
 
+    /// Several routes on one path shape, told apart by method only (methods that prefix each other,
+    /// parameter names that differ per method), in a small table (one unit) and a large one
+    /// (dispatch nodes).
+    @Test(arguments: [0, 3_000])
+    func routesSharingATailPickByMethodAndTieRule(filler: Int) throws {
+        let r = Router()
+        for i in 0..<filler { try r.addRoute("GET /filler/f\(i)/:x") }
+        let get = try r.addRoute("GET /u/:id")
+        let getx = try r.addRoute("GETX /u/:key")
+        let any = try r.addRoute("/u/:other")
+        let put = try r.addRoute("PUT /u/:name")
+        let onlyMethods = try r.addRoute("DELETE /v/:id")
+        let onlyMethods2 = try r.addRoute("PATCH /v/:id")
+        #expect(try matchedID(r, "/u/1", method: "GET") == get)
+        #expect(try r.match("/u/1", method: "GETX").routeMatch?.parameters.first?.name == "key")
+        #expect(try matchedID(r, "/u/1", method: "GETX") == getx)
+        #expect(try matchedID(r, "/u/1", method: "PUT") == put)
+        #expect(try matchedID(r, "/u/1", method: "GE") == any)
+        #expect(try matchedID(r, "/u/1") == get)                       // no method: explicit method first, then order
+        #expect(try matchedID(r, "/v/1", method: "PATCH") == onlyMethods2)
+        #expect(try matchedID(r, "/v/1") == onlyMethods)
+        #expect(try r.match("/v/1", method: "GET") == .methodNotAllowed(allowed: ["DELETE", "PATCH"]))
+        #expect(try r.match("/v/1", method: "GETX") == .methodNotAllowed(allowed: ["DELETE", "PATCH"]))
+        let ci = Router(options: .caseInsensitive)
+        let ciGet = try ci.addRoute("GET /A/:id")
+        let ciPost = try ci.addRoute("POST /a/:id")
+        #expect(try matchedID(ci, "/a/1", method: "POST") == ciPost)
+        #expect(try matchedID(ci, "/A/1", method: "GET") == ciGet)
+        #expect(try ci.match("/a/1", method: "get") == .methodNotAllowed(allowed: ["GET", "POST"]))  // methods are case-sensitive
+    }
+
     @Test func allLiteralPathsKeepEveryRule() throws {
         // The hash fast path for all-literal paths must answer exactly as the regexes do.
         let r = Router()

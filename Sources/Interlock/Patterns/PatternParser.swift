@@ -59,7 +59,7 @@ struct PatternParser {
             throw InterlockError(.limit, "pattern has more than \(maximumPatternSegments) segments", offset: 0)
         }
         return RoutePattern(source: source, method: method, scheme: scheme, host: host,
-                            variants: variants, parameterNames: names)
+                            variants: variants, parameterNames: trimmed(names))
     }
 
     private mutating func parseSchemeAndHost() throws(InterlockError) -> (String?, String?) {
@@ -285,7 +285,7 @@ struct PatternParser {
         if dots == out.count && (dots == 1 || dots == 2) {
             throw fail("'.' and '..' segments never match: URIs are normalized without them", start)
         }
-        return .literal(out)
+        return .literal(trimmed(out))
     }
 
     private func append(_ c: UInt8, escapedInput: Bool, to out: inout [UInt8], dots: inout Int) {
@@ -320,6 +320,15 @@ struct PatternParser {
         // Dedupe ("(/)" on a lenient router adds nothing) while keeping order.
         var seen: [[PatternSegment]] = []
         for r in results where !seen.contains(r) { seen.append(r) }
-        return seen
+        return trimmed(seen.map(trimmed))   // kept for the route's life: no spare capacity
+    }
+}
+
+/// `array` with no spare capacity (arrays grown by appending keep up to twice what they hold).
+func trimmed<T>(_ array: [T]) -> [T] {
+    guard array.capacity > array.count else { return array }
+    return [T](unsafeUninitializedCapacity: array.count) { buffer, count in
+        _ = buffer.initialize(from: array)
+        count = array.count
     }
 }

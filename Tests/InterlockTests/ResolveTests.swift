@@ -30,6 +30,32 @@ struct ResolveTests {
         #expect(q.parameters.map(\.name) == ["sku"])
     }
 
+    /// A request keeps the URI's parts as bytes until one is changed: copies stay independent, and
+    /// a change keeps every other part.
+    @Test func requestsAreValuesWhoseChangesKeepTheOtherParts() throws {
+        let r = Router()
+        try r.addRoute("/u/:id/:tab") { _, _ in }
+        let original = try r.resolve("https://h.example/u/7/%41b?x=1#f").request
+        var changed = original
+        changed.parameters[0].value = "8"
+        changed.metadata["k"] = "v"
+        #expect(original.parameters.map(\.value) == ["7", "Ab"] && original.metadata.isEmpty)
+        #expect(changed.parameters.map(\.value) == ["8", "Ab"] && changed.metadata == ["k": "v"])
+        #expect(changed.uri == original.uri && changed.path == "/u/7/Ab" && changed.host == "h.example")
+        #expect(changed.query["x"] == "1" && changed.fragment == "f" && changed.scheme == "https")
+        var moved = changed
+        moved.path = "/elsewhere"
+        moved.uri = "/elsewhere"
+        #expect(moved.path == "/elsewhere" && changed.path == "/u/7/Ab")
+        #expect(moved.parameters.map(\.value) == ["8", "Ab"] && moved[parameter: "tab"] == "Ab")
+        #expect(moved.parameterCount == 2 && original.parameterCount == 2)
+        let made = Request(uri: "/given", method: "GET")
+        #expect(made.path == "/" && made.uri == "/given" && made.route == nil && made.parameters.isEmpty)
+        // The trace's match entry names the URI as received, whatever the request became.
+        let trace = try r.resolve("/u/1/2").trace
+        #expect(trace.first?.stage == .match && trace.first?.name == "/u/1/2")
+    }
+
     @Test func notFoundDefaultAndMethodNotAllowed() throws {
         let r = Router()
         try r.addRoute("GET /a") { _, _ in }

@@ -27,22 +27,10 @@ final class ErrorState {
     }
 }
 
-private let errorKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { p in
-        if let p { Unmanaged<ErrorState>.fromOpaque(p).release() }
-    }
-    return key
-}()
+private let errorStates = ThreadLocal { ErrorState() }
 
-func errorState() -> ErrorState {
-    if let p = pthread_getspecific(errorKey) {
-        return Unmanaged<ErrorState>.fromOpaque(p).takeUnretainedValue()
-    }
-    let state = ErrorState()
-    pthread_setspecific(errorKey, Unmanaged.passRetained(state).toOpaque())
-    return state
-}
+/// This thread's last error.
+func errorState() -> ErrorState { errorStates.value }
 
 /// Records `error` as this thread's last error and returns its status code.
 func fail(_ error: InterlockError) -> Int32 {

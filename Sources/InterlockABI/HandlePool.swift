@@ -19,34 +19,24 @@ final class HandlePool {
         return h
     }
 
-    func response(_ r: Response) -> ResponseHandle {
-        guard let h = responses.popLast() else { return ResponseHandle(r) }
-        h.reuse(for: r)
-        return h
-    }
-
     /// Lends `request` (the pipeline's own, changed in place) to `body` through a pooled handle.
     func borrowing<R>(_ request: inout Request, _ body: (RequestHandle) throws -> R) rethrows -> R {
-        let h = requests.popLast() ?? RequestHandle(Request(uri: ""))
-        return try withUnsafeMutablePointer(to: &request) { p in
-            h.borrow(p)
-            defer {
-                h.endBorrow()
-                if requests.count < HandlePool.limit { requests.append(h) }
-            }
-            return try body(h)
-        }
+        try lend(&request, from: &requests, make: { RequestHandle(Request(uri: "")) }, body)
     }
 
     /// Lends `response` to `body` through a pooled handle, as `borrowing(_:_:)` for a request.
     func borrowing<R>(_ response: inout Response, _ body: (ResponseHandle) throws -> R) rethrows -> R {
-        let h = responses.popLast() ?? ResponseHandle()
-        return try withUnsafeMutablePointer(to: &response) { p in
+        try lend(&response, from: &responses, make: { ResponseHandle() }, body)
+    }
+
+    private func lend<H: LendingHandle, R>(
+        _ value: inout H.Value, from stack: inout [H], make: () -> H, _ body: (H) throws -> R
+    ) rethrows -> R {
+        let h = stack.popLast() ?? make()
+        defer { if stack.count < HandlePool.limit { stack.append(h) } }
+        return try withUnsafeMutablePointer(to: &value) { p in
             h.borrow(p)
-            defer {
-                h.endBorrow()
-                if responses.count < HandlePool.limit { responses.append(h) }
-            }
+            defer { h.endBorrow() }
             return try body(h)
         }
     }
@@ -58,15 +48,9 @@ final class HandlePool {
     }
 
     /// Takes back handles whose call has returned. A request handle keeps its request until it is
-    /// reused (a request is small, and it is shared, not copied); a response handle lets go of its
-    /// response now, which may hold a large body.
+    /// reused (a request is small, and it is shared, not copied).
     func recycle(_ h: RequestHandle) {
         if requests.count < HandlePool.limit { requests.append(h) }
-    }
-
-    func recycle(_ h: ResponseHandle) {
-        h.response = Response()
-        if responses.count < HandlePool.limit { responses.append(h) }
     }
 
     func recycle(_ h: ChainHandle) {
@@ -75,20 +59,17 @@ final class HandlePool {
     }
 }
 
-private let poolKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { p in
-        if let p { Unmanaged<HandlePool>.fromOpaque(p).release() }
-    }
-    return key
-}()
+/// A handle that can stand for a value it does not own (see `HandlePool.borrowing`).
+protocol LendingHandle: AnyObject {
+    associatedtype Value
+    func borrow(_ target: UnsafeMutablePointer<Value>)
+    func endBorrow()
+}
+
+extension RequestHandle: LendingHandle {}
+extension ResponseHandle: LendingHandle {}
+
+private let pools = ThreadLocal { HandlePool() }
 
 /// This thread's pool.
-func handlePool() -> HandlePool {
-    if let p = pthread_getspecific(poolKey) {
-        return Unmanaged<HandlePool>.fromOpaque(p).takeUnretainedValue()
-    }
-    let pool = HandlePool()
-    pthread_setspecific(poolKey, Unmanaged.passRetained(pool).toOpaque())
-    return pool
-}
+func handlePool() -> HandlePool { pools.value }

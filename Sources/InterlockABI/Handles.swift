@@ -313,13 +313,6 @@ final class ResponseHandle {
         return store!.keep(value)
     }
 
-    /// Makes this handle own `response` (see RequestHandle.reuse).
-    func reuse(for response: Response) {
-        borrowed = nil
-        owned = response
-        errorMessage = nil
-        store?.clear()
-    }
 }
 
 /// A result seen from C. Its C strings are made on first access: most hosts read the status and

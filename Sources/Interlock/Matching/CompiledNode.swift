@@ -19,7 +19,8 @@ final class Unit: @unchecked Sendable {
     // lookups on different cores.
     let raw: OpaquePointer
     let jitted: Bool
-    let leafRefs: UnsafeMutablePointer<Unmanaged<UnitLeaf>>
+    /// One record per mark (see `LeafRecord`).
+    let records: UnsafeMutablePointer<LeafRecord>
     /// The regex source, for the enumerating variant.
     private let source: [UInt8]
     /// The same regex with a callout after every mark, compiled on first need: it lists every
@@ -33,11 +34,10 @@ final class Unit: @unchecked Sendable {
         source = emitter.out
         raw = code.code
         jitted = code.jitted
-        leafRefs = .allocate(capacity: max(leaves.count, 1))
-        for (i, leaf) in leaves.enumerated() { leafRefs[i] = Unmanaged.passUnretained(leaf) }
+        records = LeafRecord.buffer(leaves)
     }
 
-    deinit { leafRefs.deallocate() }
+    deinit { records.deallocate() }
 
     func enumerationCode() throws(InterlockError) -> PCRE2Code {
         try enumerating.withLock { (slot: inout PCRE2Code?) throws(InterlockError) -> PCRE2Code in

@@ -54,10 +54,11 @@ public final class Matcher {
     /// The route that matched last, or nil.
     public var route: Route? { leaf?.route }
     /// The id of the route that matched last, or 0 (no reference counting: for hot paths).
-    public var routeID: RouteID {
-        guard let leaf else { return 0 }
-        return leaf.routeID
-    }
+    public private(set) var routeID: RouteID = 0
+    // The last match's parameter names, copied from its record so that reading them touches no object.
+    private var nameStorage: UnsafeMutablePointer<CChar>? = nil
+    private var nameOffsets: UnsafeMutablePointer<Int>? = nil
+    private var nameLengths: UnsafeMutablePointer<Int>? = nil
     private var names: ParameterNames? { leaf?.names }
     /// Number of parameters of the last match.
     public private(set) var parameterCount = 0
@@ -128,6 +129,7 @@ public final class Matcher {
     /// `.invalidArgument` for a malformed method, `.limit` if a constraint exceeds the match limit.
     public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
         leaf = nil
+        routeID = 0
         parameterCount = 0
         if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
         if router.serial != tableSerial || router.generation.load(ordering: .acquiring) != tableGeneration || tableRoot == nil {
@@ -212,7 +214,7 @@ public final class Matcher {
             if f[1] >= 0, !method.isEmpty, !equal(entry.text + f[0], f[1], method) { continue }
             if f[3] >= 0, !equal(entry.text + f[2], f[3], scheme) { continue }
             if f[5] >= 0, !equal(entry.text + f[4], f[5], host) { continue }
-            entry.leafRefs[i]._withUnsafeGuaranteedRef { record($0) }
+            record(entry.records + i)
             return true
         }
         return false
@@ -288,7 +290,7 @@ public final class Matcher {
         }
         guard try run(raw: unit.raw, jitted: unit.jitted, at: p) else { return false }
         guard let mark = pcre2_get_mark_8(matchData) else { return false }
-        unit.leafRefs[Matcher.markIndex(mark)]._withUnsafeGuaranteedRef { record($0) }
+        record(unit.records + Matcher.markIndex(mark))
         return true
     }
 
@@ -299,19 +301,22 @@ public final class Matcher {
     }
 
     /// Copies the winning leaf's parameters out, percent-decoded, into the decode buffer.
-    private func record(_ leaf: UnitLeaf) {
-        self.leaf = leaf
-        let count = leaf.parameterCount
-        let fromSpans = count - leaf.groupCount
+    private func record(_ r: UnsafePointer<LeafRecord>) {
+        r.pointee.leaf._withUnsafeGuaranteedRef { self.leaf = $0 }
+        routeID = r.pointee.routeID
+        nameStorage = r.pointee.nameStorage
+        nameOffsets = r.pointee.nameOffsets
+        nameLengths = r.pointee.nameLengths
+        let count = Int(r.pointee.parameterCount)
+        let fromSpans = count - Int(r.pointee.groupCount)
         let ovector = pcre2_get_ovector_pointer_8(matchData)!
-        let groups = leaf.groups
         var o = 0
         for i in 0..<count {
             var s: Int, e: Int
             if i < fromSpans {
                 s = spanStart[i]; e = spanEnd[i]
             } else {
-                let g = groups[i - fromSpans]
+                let g = r.pointee.group(i - fromSpans)
                 s = ovector[2 * g]; e = ovector[2 * g + 1]
                 if s == unset { s = 0; e = 0 }
             }
@@ -347,8 +352,7 @@ public final class Matcher {
     /// The name of parameter `i` of the last match, NUL-terminated, valid while the matcher holds
     /// this table (until a lookup after the router changed).
     public func parameterName(_ i: Int) -> (UnsafePointer<CChar>, Int) {
-        let leaf = self.leaf!
-        return (UnsafePointer(leaf.nameStorage + leaf.nameOffsets[i]), leaf.nameLengths[i])
+        (UnsafePointer(nameStorage! + nameOffsets![i]), nameLengths![i])
     }
 
     /// The decoded value of parameter `i`, NUL-terminated, valid until the next lookup.

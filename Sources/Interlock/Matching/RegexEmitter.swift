@@ -49,6 +49,55 @@ final class UnitLeaf: @unchecked Sendable {
     deinit { groups.deallocate() }
 }
 
+/// What a lookup needs of a leaf, in one cache line, stored flat in its unit (or static entry):
+/// the winning leaf's answer is read with no pointer chase and no reference count.
+struct LeafRecord {
+    /// Capture groups kept inline; a leaf with more reads them from its `UnitLeaf`.
+    static let inlineGroups = 4
+
+    let routeID: RouteID
+    let parameterCount: Int32
+    let groupCount: Int32
+    let inline: (Int32, Int32, Int32, Int32)
+    let overflow: UnsafeMutablePointer<Int>
+    let nameStorage: UnsafeMutablePointer<CChar>
+    let nameOffsets: UnsafeMutablePointer<Int>
+    let nameLengths: UnsafeMutablePointer<Int>
+    let leaf: Unmanaged<UnitLeaf>
+
+    init(_ leaf: UnitLeaf) {
+        routeID = leaf.routeID
+        parameterCount = Int32(leaf.parameterCount)
+        groupCount = Int32(leaf.groupCount)
+        let g = leaf.groups
+        func at(_ i: Int) -> Int32 { i < leaf.groupCount ? Int32(g[i]) : 0 }
+        inline = (at(0), at(1), at(2), at(3))
+        overflow = g
+        nameStorage = leaf.nameStorage
+        nameOffsets = leaf.nameOffsets
+        nameLengths = leaf.nameLengths
+        self.leaf = .passUnretained(leaf)
+    }
+
+    /// Capture group number `i` of the leaf's own parameters.
+    @inline(__always) func group(_ i: Int) -> Int {
+        switch i {
+        case 0: return Int(inline.0)
+        case 1: return Int(inline.1)
+        case 2: return Int(inline.2)
+        case 3: return Int(inline.3)
+        default: return overflow[i]
+        }
+    }
+
+    /// Records for `leaves`, in a buffer the caller deallocates (the leaves must outlive it).
+    static func buffer(_ leaves: [UnitLeaf]) -> UnsafeMutablePointer<LeafRecord> {
+        let p = UnsafeMutablePointer<LeafRecord>.allocate(capacity: max(leaves.count, 1))
+        for (i, leaf) in leaves.enumerated() { (p + i).initialize(to: LeafRecord(leaf)) }
+        return p
+    }
+}
+
 struct RegexEmitter {
     let caseInsensitive: Bool
     var out: [UInt8] = []

@@ -33,10 +33,10 @@ func pathHash(_ key: [UInt8], fold: Bool) -> UInt64 {
 /// them through raw pointers, with no reference counting on these shared objects (it would make
 /// threads contend on their counts).
 final class StaticEntry: @unchecked Sendable {
-    /// Owns the leaves `leafRefs` points to.
+    /// Owns the leaves `records` point to.
     let leaves: [UnitLeaf]
     let count: Int
-    let leafRefs: UnsafeMutablePointer<Unmanaged<UnitLeaf>>
+    let records: UnsafeMutablePointer<LeafRecord>
     /// Per leaf, for its method, scheme and host: start and length in `text`; length -1 for any.
     let fields: UnsafeMutablePointer<Int>
     let text: UnsafeMutablePointer<UInt8>
@@ -44,11 +44,10 @@ final class StaticEntry: @unchecked Sendable {
     init(_ node: TreeNode) {
         leaves = node.leaves.map { UnitLeaf(route: $0.route, names: $0.names, groups: []) }
         count = leaves.count
-        leafRefs = .allocate(capacity: max(count, 1))
+        records = LeafRecord.buffer(leaves)
         fields = .allocate(capacity: max(6 * count, 1))
         var bytes: [UInt8] = []
         for (i, leaf) in node.leaves.enumerated() {
-            leafRefs[i] = .passUnretained(leaves[i])
             let p = leaf.route.pattern
             for (f, value) in [p.method, p.scheme, p.host].enumerated() {
                 fields[6 * i + 2 * f] = bytes.count
@@ -61,7 +60,7 @@ final class StaticEntry: @unchecked Sendable {
     }
 
     deinit {
-        leafRefs.deallocate()
+        records.deallocate()
         fields.deallocate()
         text.deallocate()
     }

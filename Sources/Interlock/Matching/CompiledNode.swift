@@ -87,7 +87,7 @@ final class Dispatch: @unchecked Sendable {
     let literalProbe: LiteralProbe
     let constrainedRefs: UnsafeMutablePointer<NodeRef>
     let parameterRef: NodeRef?
-    let terminalRefs: UnsafeMutablePointer<Unmanaged<Unit>>
+    let terminalRefs: UnsafeMutablePointer<UnitRef>
     let guardCode: OpaquePointer?
     let guardJitted: Bool
 
@@ -104,7 +104,7 @@ final class Dispatch: @unchecked Sendable {
         for (i, c) in constrained.enumerated() { (constrainedRefs + i).initialize(to: c.ref) }
         parameterRef = parameter?.ref
         terminalRefs = .allocate(capacity: max(terminals.count, 1))
-        for (i, t) in terminals.enumerated() { terminalRefs[i] = .passUnretained(t) }
+        for (i, t) in terminals.enumerated() { (terminalRefs + i).initialize(to: UnitRef(t)) }
         guardCode = entryGuard?.code
         guardJitted = entryGuard?.jitted ?? false
         var m = max(entryGuard?.captureCount ?? 0, literals.maxCaptures, parameter?.maxCaptures ?? 0)

@@ -21,14 +21,27 @@ func segmentHash(_ key: [UInt8]) -> UInt64 {
 /// A compiled node as the lookup path holds it: no reference counting (the table the matcher
 /// holds keeps the objects alive).
 enum NodeRef {
-    case unit(Unmanaged<Unit>)
+    case unit(UnitRef)
     case dispatch(Unmanaged<Dispatch>)
+}
+
+/// A unit as the lookup path holds it: what running it needs, copied out of the object so that a
+/// lookup reaching it from a hash slot reads the slot and not the object too.
+struct UnitRef {
+    let raw: OpaquePointer
+    let jitted: Bool
+    let records: UnsafeMutablePointer<LeafRecord>
+    let unit: Unmanaged<Unit>
+
+    init(_ u: Unit) {
+        raw = u.raw; jitted = u.jitted; records = u.records; unit = .passUnretained(u)
+    }
 }
 
 extension CompiledNode {
     var ref: NodeRef {
         switch self {
-        case .unit(let u): return .unit(.passUnretained(u))
+        case .unit(let u): return .unit(UnitRef(u))
         case .dispatch(let d): return .dispatch(.passUnretained(d))
         }
     }

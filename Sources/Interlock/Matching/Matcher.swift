@@ -41,7 +41,7 @@ public final class Matcher {
     private var tableGeneration: UInt64 = 0
     private var tableRoot: CompiledNode? = nil
     // The root again, unmanaged: the lookup path must not touch shared reference counts.
-    private var rootUnit: Unmanaged<Unit>? = nil
+    private var rootUnit: UnitRef? = nil
     private var rootDispatch: Unmanaged<Dispatch>? = nil
     /// Holds the static table `staticProbe` reads.
     private var staticPaths = StaticPaths.empty
@@ -115,7 +115,7 @@ public final class Matcher {
         }
         tableRoot = table.root
         switch table.root {
-        case .unit(let u): rootUnit = .passUnretained(u); rootDispatch = nil
+        case .unit(let u): rootUnit = UnitRef(u); rootDispatch = nil
         case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil
         }
         staticPaths = table.staticPaths
@@ -199,7 +199,7 @@ public final class Matcher {
     @inline(__always) private func matchRoot() throws(InterlockError) -> Bool {
         var result: Result<Bool, InterlockError> = .success(false)
         if let u = rootUnit {
-            u._withUnsafeGuaranteedRef { unit in result = Result { () throws(InterlockError) in try run(unit, at: 0) } }
+            result = Result { () throws(InterlockError) in try run(u, at: 0) }
         } else if let d = rootDispatch {
             d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
         }
@@ -235,7 +235,7 @@ public final class Matcher {
             for i in 0..<d.constrained.count where try enter(d.constrainedRefs[i], at: p, segmentEnd: segEnd) { return true }
             if let child = d.parameterRef, try enter(child, at: p, segmentEnd: segEnd) { return true }
         }
-        for i in 0..<d.terminals.count where try guaranteed(d.terminalRefs[i], { (u) throws(InterlockError) in try run(u, at: p) }) {
+        for i in 0..<d.terminals.count where try run(d.terminalRefs[i], at: p) {
             return true
         }
         return false
@@ -252,7 +252,7 @@ public final class Matcher {
     @inline(__always) private func enter(_ child: NodeRef, at p: Int, segmentEnd: Int) throws(InterlockError) -> Bool {
         switch child {
         case .unit(let u):
-            return try guaranteed(u) { (u) throws(InterlockError) in try run(u, at: p) }
+            return try run(u, at: p)
         case .dispatch(let d):
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {
@@ -283,14 +283,15 @@ public final class Matcher {
         throw InterlockError(.limit, "matching stopped: " + PCRE2Code.message(rc))
     }
 
-    private func run(_ unit: Unit, at p: Int) throws(InterlockError) -> Bool {
+    private func run(_ u: UnitRef, at p: Int) throws(InterlockError) -> Bool {
         if enumerating {
+            let unit = u.unit.takeUnretainedValue()
             enumeratingUnit = unit
             return try run(unit.enumerationCode(), at: p)
         }
-        guard try run(raw: unit.raw, jitted: unit.jitted, at: p) else { return false }
+        guard try run(raw: u.raw, jitted: u.jitted, at: p) else { return false }
         guard let mark = pcre2_get_mark_8(matchData) else { return false }
-        record(unit.records + Matcher.markIndex(mark))
+        record(u.records + Matcher.markIndex(mark))
         return true
     }
 

@@ -142,7 +142,7 @@ public final class Matcher {
             subject = .allocate(capacity: subjectCapacity)
             decoded = .allocate(capacity: subjectCapacity)
         }
-        spans = try URIParser.parse(uri, strictSlash: strictSlash, into: subject)
+        try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans)
 
         // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free.
         var n = spans.pathLength

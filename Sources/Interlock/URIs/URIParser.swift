@@ -60,11 +60,24 @@ enum URIParser {
         into out: UnsafeMutablePointer<UInt8>,
         plainFastPath: Bool = true
     ) throws(InterlockError) -> URISpans {
+        var spans = URISpans()
+        try parse(input, strictSlash: strictSlash, into: out, spans: &spans, plainFastPath: plainFastPath)
+        return spans
+    }
+
+    /// `parse` writing the spans in place (the lookup path keeps them in the matcher: no copy).
+    static func parse(
+        _ input: UnsafeRawBufferPointer,
+        strictSlash: Bool,
+        into out: UnsafeMutablePointer<UInt8>,
+        spans: inout URISpans,
+        plainFastPath: Bool = true
+    ) throws(InterlockError) {
         let n = input.count
         if n > maximumURILength {
             throw InterlockError(.uri, "URI is longer than \(maximumURILength) bytes", offset: maximumURILength)
         }
-        var spans = URISpans()
+        spans = URISpans()
         var i = 0
 
         // scheme ":" — only if the first ':' comes before any '/', '?' or '#'.
@@ -107,7 +120,6 @@ enum URIParser {
             i = try validateComponent(input, from: start, stopAtHash: false, what: "fragment")
             spans.fragment = start..<i
         }
-        return spans
     }
 
     private static func parseAuthority(
@@ -170,22 +182,23 @@ enum URIParser {
         into out: UnsafeMutablePointer<UInt8>, spans: inout URISpans
     ) -> Int? {
         let n = input.count
+        guard let bytes = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else { spans.pathLength = 0; return 0 }
         let fast = fastPathByte
         var i = start
-        let leadingSlash = i < n && input[i] == slash
+        let leadingSlash = i < n && bytes[i] == slash
         if leadingSlash { i += 1 }
         var end = i            // the end of the last segment
         while i < n {
-            let c = input[i]
+            let c = bytes[i]
             if !fast[Int(c)] || c == 0x2E {          // not a plain segment start
                 if c == 0x3F || c == 0x23 { break }   // "?" or "#" right after a slash (or at the start)
                 return nil
             }
             i += 1
-            while i < n && fast[Int(input[i])] { i += 1 }
+            while i < n && fast[Int(bytes[i])] { i += 1 }
             end = i
             if i == n { break }
-            let d = input[i]
+            let d = bytes[i]
             if d == 0x3F || d == 0x23 { break }
             if d != slash { return nil }
             i += 1

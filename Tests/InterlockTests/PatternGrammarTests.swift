@@ -22,6 +22,24 @@ struct PatternGrammarTests {
         #expect(web.variants.first?.count == 2)
     }
 
+    /// A registered route keeps its pattern without the parsed variants (the tree holds them) and
+    /// gives the same pattern back.
+    @Test func registeredRoutesGiveTheirPatternBack() throws {
+        let source = "GET /search(/:query(/page/:n(\\d+)))/"
+        let r = Router(options: .strictSlash)
+        let id = try r.addRoute(source, name: "search")
+        let other = try r.addRoute("POST /search/:query")
+        let parsed = try parse(source, strict: true)
+        #expect(r.route(id)?.pattern == parsed)
+        #expect(r.route(id)?.pattern.variants == parsed.variants)
+        #expect(r.route(id)?.pattern.variants.map(\.count) == [2, 3, 5])
+        #expect(r.route(id)?.pattern.parameterNames == ["query", "n"])
+        #expect(r.route(other)?.pattern.parameterNames == ["query"])
+        // URL generation reads the variants again.
+        #expect(try r.url(for: "search", parameters: ["query": "a b", "n": "2"]) == "/search/a%20b/page/2/")
+        #expect(try r.url(for: "search", parameters: [:]) == "/search/")
+    }
+
     @Test func leadingSlashIsOptional() throws {
         #expect(try parse("user/:id").variants == parse("/user/:id").variants)
         #expect(try parse("/").variants == [[]])

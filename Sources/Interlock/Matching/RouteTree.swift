@@ -88,6 +88,8 @@ struct RouteTree {
     var staticNodes: [[UInt8]: TreeNode] = [:]
     /// Keys of `staticNodes` whose routes changed since the last compilation.
     var changedStatic: Set<[UInt8]> = []
+    /// Parameter-name lists, shared (see `interned`).
+    var namesByList: [[String]: ParameterNames] = [:]
 
     private func key(_ literal: [UInt8]) -> [UInt8] {
         caseInsensitive ? literal.map(lowercased) : literal
@@ -102,9 +104,10 @@ struct RouteTree {
         }
     }
 
-    /// The route already registered with the same method, scheme, host and path shape, if any.
-    func conflict(for route: Route) -> Route? {
-        for variant in route.pattern.variants {
+    /// The route already registered with the same method, scheme, host and path shape as one of
+    /// `variants` of `route`, if any.
+    func conflict(for route: Route, variants: [[PatternSegment]]) -> Route? {
+        for variant in variants {
             var node: TreeNode? = root
             for segment in variant { node = node.flatMap { existingChild($0, segment) } }
             guard let node else { continue }
@@ -119,8 +122,8 @@ struct RouteTree {
     }
 
     /// Adds every variant of `route`; the caller has checked for conflicts.
-    mutating func insert(_ route: Route) {
-        for variant in route.pattern.variants {
+    mutating func insert(_ route: Route, variants: [[PatternSegment]]) {
+        for variant in variants {
             var path: [TreeNode] = [root]
             var node = root
             var names: [String] = []
@@ -162,7 +165,7 @@ struct RouteTree {
                 staticNodes[path] = node
                 changedStatic.insert(path)
             }
-            let leaf = Leaf(route: route, names: ParameterNames(names))
+            let leaf = Leaf(route: route, names: interned(names))
             let at = node.leaves.firstIndex { leafPrecedes(route, $0.route) } ?? node.leaves.count
             node.leaves.insert(leaf, at: at)
             node.terminalsChanged = true
@@ -173,4 +176,15 @@ struct RouteTree {
             }
         }
     }
+
+    /// One `ParameterNames` per distinct list of names (most routes share a few, such as ["id"]).
+    private mutating func interned(_ names: [String]) -> ParameterNames {
+        if let known = namesByList[names] { return known }
+        let made = ParameterNames(trimmed(names))
+        namesByList[names] = made
+        return made
+    }
+
+    /// The router's one copy of a list of names.
+    mutating func shared(_ names: [String]) -> [String] { interned(names).names }
 }

@@ -59,7 +59,7 @@ struct PatternParser {
             throw InterlockError(.limit, "pattern has more than \(maximumPatternSegments) segments", offset: 0)
         }
         return RoutePattern(source: source, method: method, scheme: scheme, host: host,
-                            variants: variants, parameterNames: trimmed(names))
+                            variants: variants, parameterNames: trimmed(names), strictSlash: strictSlash)
     }
 
     private mutating func parseSchemeAndHost() throws(InterlockError) -> (String?, String?) {

@@ -31,8 +31,36 @@ public struct RoutePattern: Sendable, Equatable {
     public let scheme: String?
     /// The host the route accepts (lower case), or nil for any host.
     public let host: String?
-    /// Every path shape the pattern matches: one per combination of its optional parts.
-    public let variants: [[PatternSegment]]
     /// Every parameter name, in the order written.
     public let parameterNames: [String]
+    /// The path shapes, when kept; a registered route keeps none (the route tree holds its
+    /// segments) and parses its source again when asked, which saves hundreds of bytes a route.
+    private let storedVariants: [[PatternSegment]]?
+    private let strictSlash: Bool
+
+    init(source: String, method: String?, scheme: String?, host: String?, variants: [[PatternSegment]],
+         parameterNames: [String], strictSlash: Bool) {
+        self.source = source; self.method = method; self.scheme = scheme; self.host = host
+        self.storedVariants = variants; self.parameterNames = parameterNames; self.strictSlash = strictSlash
+    }
+
+    private init(slimming p: RoutePattern, parameterNames: [String]) {
+        source = p.source; method = p.method; scheme = p.scheme; host = p.host
+        self.parameterNames = parameterNames; storedVariants = nil; strictSlash = p.strictSlash
+    }
+
+    /// Every path shape the pattern matches: one per combination of its optional parts.
+    public var variants: [[PatternSegment]] {
+        if let storedVariants { return storedVariants }
+        // The source parsed when the route was added, so it parses again (an empty list otherwise).
+        return (try? PatternParser.parse(source, strictSlash: strictSlash))?.variants ?? []
+    }
+
+    /// The same pattern without its variants kept, and with `parameterNames` (an equal, shared array).
+    func slimmed(parameterNames: [String]) -> RoutePattern { RoutePattern(slimming: self, parameterNames: parameterNames) }
+
+    public static func == (a: RoutePattern, b: RoutePattern) -> Bool {
+        a.source == b.source && a.method == b.method && a.scheme == b.scheme && a.host == b.host
+            && a.parameterNames == b.parameterNames && a.variants == b.variants
+    }
 }

@@ -58,11 +58,13 @@ public final class Router: @unchecked Sendable {
             guard s.routes.count < maximumRoutes else {
                 throw InterlockError(.limit, "router already holds \(maximumRoutes) routes")
             }
-            let route = Route(id: RouteID(s.routes.count + 1), pattern: parsed, name: name)
-            if let other = s.tree.conflict(for: route) {
+            // The route keeps its pattern without the parsed variants: the tree holds the segments.
+            let slim = parsed.slimmed(parameterNames: s.tree.shared(parsed.parameterNames))
+            let route = Route(id: RouteID(s.routes.count + 1), pattern: slim, name: name)
+            if let other = s.tree.conflict(for: route, variants: parsed.variants) {
                 throw InterlockError(.conflict, "'\(pattern)' conflicts with '\(other.pattern.source)' (route \(other.id)): same method, scheme, host and path shape")
             }
-            s.tree.insert(route)
+            s.tree.insert(route, variants: parsed.variants)
             s.routes.append(route)
             s.pipeline.routes.append(.empty)
             if let name { s.routesByName[name] = route }

@@ -94,9 +94,9 @@ private func addRoute(
         let id = try r.router.addRoute(String(cString: patternPointer), name: string(name))
         if let destination {
             let callback = CCallback(function: destination, userdata: userdata, free: freeFn)
-            r.userdata.withLock { $0.append(callback.userdata) }
+            if let owner = callback.owner { r.userdata.withLock { $0.append(owner) } }
             try r.router.setDestination(callback.destination, for: id)
-        } else {
+        } else if freeFn != nil {
             r.userdata.withLock { $0.append(Userdata(userdata, free: freeFn)) }
         }
         routeID?.pointee = id

@@ -30,14 +30,17 @@ final class Userdata: @unchecked Sendable {
 /// A C destination with its userdata.
 final class CCallback: @unchecked Sendable {
     let function: DestinationFn
-    let userdata: Userdata
+    let pointer: UnsafeMutableRawPointer?
+    /// Frees the userdata once; nil when there is no free function (nothing to free, nothing kept).
+    let owner: Userdata?
 
     init(function: DestinationFn, userdata: UnsafeMutableRawPointer?, free: FreeFn?) {
         self.function = function
-        self.userdata = Userdata(userdata, free: free)
+        self.pointer = userdata
+        self.owner = free.map { Userdata(userdata, free: $0) }
     }
 
-    func dispose() { userdata.dispose() }
+    func dispose() { owner?.dispose() }
 
     /// The callback as a Swift destination.
     var destination: Destination {
@@ -46,7 +49,7 @@ final class CCallback: @unchecked Sendable {
             let req = pool.request(request)
             defer { pool.recycle(req) }
             try pool.borrowing(&response) { res in
-                let rc = function(req.opaque, res.opaque, userdata.pointer)
+                let rc = function(req.opaque, res.opaque, pointer)
                 if rc != 0 {
                     throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
                 }

@@ -122,12 +122,14 @@ final class Dispatch: @unchecked Sendable {
 /// A compiled subtree.
 enum CompiledNode: @unchecked Sendable {
     case unit(Unit)
+    case simple(SimpleUnit)
     case dispatch(Dispatch)
 
     /// The largest number of capture groups in any unit below.
     var maxCaptures: Int {
         switch self {
         case .unit(let u): return u.code.captureCount
+        case .simple: return 0
         case .dispatch(let d): return d.maxCaptures
         }
     }
@@ -139,12 +141,21 @@ struct TableCompiler {
     /// Units compiled by this compiler (a measure of the work a change cost).
     private(set) var unitsCompiled = 0
 
-    init(caseInsensitive: Bool) { self.caseInsensitive = caseInsensitive }
+    /// Whether to walk simple subtrees (see `SimpleUnit`) instead of compiling them.
+    let simpleUnits: Bool
+
+    init(caseInsensitive: Bool, simpleUnits: Bool = true) {
+        self.caseInsensitive = caseInsensitive
+        self.simpleUnits = simpleUnits
+    }
 
     mutating func compile(_ node: TreeNode) throws(InterlockError) -> CompiledNode {
         if let done = node.compiled { return done }
         let result: CompiledNode
-        if node.size <= unitBudget {
+        if simpleUnits, node.size <= unitBudget, SimpleUnit.accepts(node) {
+            unitsCompiled += 1
+            result = .simple(SimpleUnit(node, caseInsensitive: caseInsensitive))
+        } else if node.size <= unitBudget {
             var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
             emitter.emitSubtree(node, group: 1, captured: [])
             do {

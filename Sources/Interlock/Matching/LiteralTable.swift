@@ -22,6 +22,7 @@ func segmentHash(_ key: [UInt8]) -> UInt64 {
 /// holds keeps the objects alive).
 enum NodeRef {
     case unit(UnitRef)
+    case simple(Unmanaged<SimpleUnit>)
     case dispatch(Unmanaged<Dispatch>)
 }
 
@@ -42,6 +43,7 @@ extension CompiledNode {
     var ref: NodeRef {
         switch self {
         case .unit(let u): return .unit(UnitRef(u))
+        case .simple(let u): return .simple(.passUnretained(u))
         case .dispatch(let d): return .dispatch(.passUnretained(d))
         }
     }

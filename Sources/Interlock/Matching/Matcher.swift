@@ -42,10 +42,16 @@ public final class Matcher {
     private var tableRoot: CompiledNode? = nil
     // The root again, unmanaged: the lookup path must not touch shared reference counts.
     private var rootUnit: UnitRef? = nil
+    private var rootSimple: Unmanaged<SimpleUnit>? = nil
     private var rootDispatch: Unmanaged<Dispatch>? = nil
     /// Holds the static table `staticProbe` reads.
     private var staticPaths = StaticPaths.empty
     private var staticProbe = StaticProbe.none
+    /// Where the request's method lies in the subject (empty for any): simple units check it.
+    private var methodStart = 0
+    private var methodLength = 0
+    /// Steps a simple unit's walk may take in one lookup (as PCRE2's match limit for a regex).
+    private var walkSteps = 0
     private var strictSlash = false
 
     // The last answer. Unowned: the table this matcher holds (`tableRoot`) keeps them alive, and
@@ -83,7 +89,7 @@ public final class Matcher {
         jitStack = pcre2_jit_stack_create_8(32 * 1024, 1024 * 1024, nil)
         pcre2_jit_stack_assign_8(matchContext, nil, UnsafeMutableRawPointer(jitStack))
         // A user's constraint must never hang a lookup.
-        pcre2_set_match_limit_8(matchContext, 5_000_000)
+        pcre2_set_match_limit_8(matchContext, UInt32(matchLimit))
         let segments = maximumPatternSegments + 2
         spanStart = .allocate(capacity: segments)
         spanEnd = .allocate(capacity: segments)
@@ -115,8 +121,9 @@ public final class Matcher {
         }
         tableRoot = table.root
         switch table.root {
-        case .unit(let u): rootUnit = UnitRef(u); rootDispatch = nil
-        case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil
+        case .unit(let u): rootUnit = UnitRef(u); rootDispatch = nil; rootSimple = nil
+        case .simple(let u): rootSimple = .passUnretained(u); rootUnit = nil; rootDispatch = nil
+        case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil; rootSimple = nil
         }
         staticPaths = table.staticPaths
         staticProbe = staticPaths.probe
@@ -158,6 +165,9 @@ public final class Matcher {
             }
         }
         let methodLength = n - methodStart
+        self.methodStart = methodStart
+        self.methodLength = methodLength
+        walkSteps = 0
         subject[n] = newline; n += 1
         let schemeStart = n
         if let s = spans.scheme { for i in s { subject[n] = lowercased(uri[i]); n += 1 } }
@@ -182,6 +192,8 @@ public final class Matcher {
         let tail = subjectLength - (methodStart + methodLength)
         (subject + methodStart).update(from: subject + methodStart + methodLength, count: tail)
         subjectLength -= methodLength
+        self.methodLength = 0
+        walkSteps = 0
         pcre2_set_callout_8(matchContext, enumerateCallout, Unmanaged.passUnretained(self).toOpaque())
         enumerating = true
         defer {
@@ -200,6 +212,8 @@ public final class Matcher {
         var result: Result<Bool, InterlockError> = .success(false)
         if let u = rootUnit {
             result = Result { () throws(InterlockError) in try run(u, at: 0) }
+        } else if let u = rootSimple {
+            result = Result { () throws(InterlockError) in try guaranteed(u) { (u) throws(InterlockError) in try walk(u, at: 0) } }
         } else if let d = rootDispatch {
             d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
         }
@@ -253,6 +267,8 @@ public final class Matcher {
         switch child {
         case .unit(let u):
             return try run(u, at: p)
+        case .simple(let u):
+            return try guaranteed(u) { (u) throws(InterlockError) in try walk(u, at: p) }
         case .dispatch(let d):
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {
@@ -292,6 +308,96 @@ public final class Matcher {
         guard try run(raw: u.raw, jitted: u.jitted, at: p) else { return false }
         guard let mark = pcre2_get_mark_8(matchData) else { return false }
         record(u.records + Matcher.markIndex(mark))
+        return true
+    }
+
+    /// Walks a simple unit from `p` (at "/" or at the "\n" ending the path), entering its root.
+    private func walk(_ u: SimpleUnit, at p: Int) throws(InterlockError) -> Bool {
+        switch u.entry {
+        case .none:
+            return try walk(u, node: 0, at: p)
+        case .literal(let start, let length):
+            guard subject[p] == slash else { return false }
+            let end = segmentEnd(p + 1)
+            guard end - (p + 1) == length, sameKey(u.keyBytes + start, p + 1, length, u.caseInsensitive) else { return false }
+            return try walk(u, node: 0, at: end)
+        case .parameter:
+            guard subject[p] == slash else { return false }
+            let end = segmentEnd(p + 1)
+            guard end > p + 1 else { return false }
+            spanStart[spanCount] = p + 1; spanEnd[spanCount] = end
+            spanCount += 1
+            if try walk(u, node: 0, at: end) { return true }
+            spanCount -= 1
+            return false
+        }
+    }
+
+    /// The precedence rule on the tree: the node's leaves when the path ends here, else the literal
+    /// child, then the parameter child, backtracking when a deeper choice fails.
+    private func walk(_ u: SimpleUnit, node n: Int, at p: Int) throws(InterlockError) -> Bool {
+        walkSteps += 1
+        if walkSteps > matchLimit {
+            throw InterlockError(.limit, "matching stopped: the match limit was exceeded")
+        }
+        let node = u.nodes[n]
+        if subject[p] == newline {
+            for i in Int(node.firstLeaf)..<Int(node.firstLeaf + node.leafCount) {
+                if enumerating {
+                    noteAllowed(u.leaves[i].route)
+                    continue
+                }
+                if methodLength > 0, let m = u.methods[i],
+                   u.methodLengths[i] != methodLength || memcmp(m, subject + methodStart, methodLength) != 0 { continue }
+                record(u.records + i)
+                return true
+            }
+            return false
+        }
+        let start = p + 1
+        let end = segmentEnd(start)
+        let length = end - start
+        if node.edgeCount > 0 {
+            let fold = u.caseInsensitive
+            let first = length > 0 ? (fold ? lowercased(subject[start]) : subject[start]) : 0
+            let last = length > 0 ? (fold ? lowercased(subject[end - 1]) : subject[end - 1]) : 0
+            let mask = Int(node.slotMask)
+            var slot = SimpleUnit.slot(first: first, last: last, length: length) & mask
+            while true {
+                let e = Int(u.slots[Int(node.firstSlot) + slot]) - 1
+                if e < 0 { break }
+                let edge = u.edges[e]
+                if Int(edge.keyLength) == length,
+                   length == 0 || sameKey(u.keyBytes + Int(edge.keyStart), start, length, fold) {
+                    if try walk(u, node: Int(edge.target), at: end) { return true }
+                    break   // literal siblings differ: no other can match
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+        if node.parameter >= 0 && length > 0 {
+            spanStart[spanCount] = start; spanEnd[spanCount] = end
+            spanCount += 1
+            if try walk(u, node: Int(node.parameter), at: end) { return true }
+            spanCount -= 1
+        }
+        return false
+    }
+
+    @inline(__always) private func segmentEnd(_ start: Int) -> Int {
+        var e = start
+        while subject[e] != slash && subject[e] != newline { e += 1 }
+        return e
+    }
+
+    /// Segments are short: a loop beats a call to memcmp.
+    @inline(__always) private func sameKey(_ key: UnsafePointer<UInt8>, _ at: Int, _ n: Int, _ fold: Bool) -> Bool {
+        let s = subject + at
+        if fold {
+            for j in 0..<n where key[j] != lowercased(s[j]) { return false }
+        } else {
+            for j in 0..<n where key[j] != s[j] { return false }
+        }
         return true
     }
 
@@ -342,10 +448,14 @@ public final class Matcher {
 
     fileprivate func calloutHit(_ mark: UnsafePointer<UInt8>?) {
         guard let mark, let unit = enumeratingUnit else { return }
-        let leaf = unit.leaves[Matcher.markIndex(mark)]
-        guard let method = leaf.route.pattern.method else { return }
+        noteAllowed(unit.leaves[Matcher.markIndex(mark)].route)
+    }
+
+    /// In the method-not-allowed pass: `route`'s path fits, so its method is allowed.
+    private func noteAllowed(_ route: Route) {
+        guard let method = route.pattern.method else { return }
         if allowedRoutes.contains(where: { $0.pattern.method == method }) { return }
-        if allowedRoutes.count < allowedRoutes.capacity { allowedRoutes.append(leaf.route) }
+        if allowedRoutes.count < allowedRoutes.capacity { allowedRoutes.append(route) }
     }
 
     // MARK: Results
@@ -409,6 +519,9 @@ private let enumerateCallout: @convention(c) (UnsafeMutablePointer<pcre2_callout
 private extension Unmanaged {
     static func fromUnretained(_ p: UnsafeMutableRawPointer) -> Unmanaged { fromOpaque(p) }
 }
+
+/// How many steps one lookup may take backtracking (PCRE2's match limit, and a simple unit's walk).
+let matchLimit = 5_000_000
 
 @_silgen_name("memcmp") private func memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Int32
 

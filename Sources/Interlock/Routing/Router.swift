@@ -41,8 +41,20 @@ public final class Router: @unchecked Sendable {
     /// Creates an empty router.
     public init(options: RouterOptions = []) {
         self.options = options
+        self.simpleUnits = true
         state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
     }
+
+    /// A router that compiles every subtree to a regex (`simpleUnits` false): tests compare the two
+    /// matchers on the same tables.
+    init(options: RouterOptions = [], simpleUnits: Bool) {
+        self.options = options
+        self.simpleUnits = simpleUnits
+        state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
+    }
+
+    /// Whether subtrees of literals and plain parameters are walked rather than compiled to regexes.
+    let simpleUnits: Bool
 
     /// Parses `pattern` and adds it as a route. Returns the route's id (1, 2, ... in order added).
     /// Throws a `.pattern` error naming the problem and its byte offset, or a `.conflict` error
@@ -113,7 +125,7 @@ public final class Router: @unchecked Sendable {
         try state.withLock { (s: inout State) throws(InterlockError) -> CompiledTable in
             let g = generation.load(ordering: .acquiring)
             if let c = s.compiled, c.generation == g { return c }
-            var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive))
+            var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), simpleUnits: simpleUnits)
             let root = try compiler.compile(s.tree.root)
             unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
             let paths = StaticPaths.update(s.compiled?.staticPaths ?? .empty, tree: s.tree, changed: s.tree.changedStatic)

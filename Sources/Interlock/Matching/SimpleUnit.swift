@@ -1,0 +1,143 @@
+// A subtree matched without a regex: when every segment below a node is a literal or a plain
+// parameter and no route names a scheme or host, the tree itself is walked in Swift. The walk
+// follows the precedence rule exactly as the regex does: at each node the leaves first (the path
+// ends here), then the literal child, then the parameter child, backtracking to the next choice when
+// a deeper one fails. It needs no JIT code, which is most of a compiled unit's memory.
+
+/// A compiled simple subtree: flat arrays, read through raw pointers on the lookup path.
+final class SimpleUnit: @unchecked Sendable {
+    struct Node {
+        /// Literal children: `edgeCount` edges from `firstEdge`, found through `slotMask + 1` hash
+        /// slots from `firstSlot` (each an edge index + 1, 0 for empty).
+        var firstEdge: Int32
+        var edgeCount: Int32
+        var firstSlot: Int32
+        var slotMask: Int32
+        /// The plain-parameter child, or -1.
+        var parameter: Int32
+        /// The node's leaves in tie order: `leafCount` from `firstLeaf`.
+        var firstLeaf: Int32
+        var leafCount: Int32
+    }
+    struct Edge {
+        var keyStart: Int32
+        var keyLength: Int32
+        var target: Int32
+    }
+
+    /// How the root node is entered: nothing (the table's root), a literal, or a parameter.
+    enum Entry { case none, literal(start: Int, length: Int), parameter }
+
+    let entry: Entry
+    let nodeCount: Int
+    let nodes: UnsafeMutablePointer<Node>
+    let edges: UnsafeMutablePointer<Edge>
+    let slots: UnsafeMutablePointer<Int32>
+    let keyBytes: UnsafeMutablePointer<UInt8>
+    let records: UnsafeMutablePointer<LeafRecord>
+    /// Per leaf: its method's bytes (owned by the route), or nil for any method.
+    let methods: UnsafeMutablePointer<UnsafeRawPointer?>
+    let methodLengths: UnsafeMutablePointer<Int>
+    /// Owns what the records point to.
+    let leaves: [UnitLeaf]
+    let caseInsensitive: Bool
+
+    /// Whether `node`'s subtree can be walked: literal and plain-parameter segments only, and no
+    /// route naming a scheme or host.
+    static func accepts(_ node: TreeNode) -> Bool {
+        switch node.entry {
+        case .root, .literal, .parameter: break
+        case .constrained, .catchAll: return false
+        }
+        guard node.constrainedChildren.isEmpty, node.catchAllChild == nil,
+              !node.leaves.contains(where: { $0.route.hasSchemeOrHost }) else { return false }
+        return node.literalOrder.allSatisfy(accepts) && (node.parameterChild.map(accepts) ?? true)
+    }
+
+    init(_ root: TreeNode, caseInsensitive: Bool) {
+        self.caseInsensitive = caseInsensitive
+        // Breadth-first numbering; each node's literal edges are contiguous.
+        var order: [TreeNode] = [root]
+        var index = 0
+        while index < order.count {
+            let n = order[index]
+            order += n.literalOrder
+            if let p = n.parameterChild { order.append(p) }
+            index += 1
+        }
+        var numberOf: [ObjectIdentifier: Int32] = [:]
+        for (i, n) in order.enumerated() { numberOf[ObjectIdentifier(n)] = Int32(i) }
+
+        var keys: [UInt8] = []
+        var edgeList: [Edge] = []
+        var slotList: [Int32] = []
+        var nodeList: [Node] = []
+        var leafList: [UnitLeaf] = []
+        var entryKey: (Int, Int)? = nil
+        if case .literal(let b) = root.entry {
+            entryKey = (keys.count, b.count)
+            keys += caseInsensitive ? b.map(lowercased) : b
+        }
+        for n in order {
+            let first = Int32(edgeList.count)
+            for child in n.literalOrder {
+                guard case .literal(let b) = child.entry, let target = numberOf[ObjectIdentifier(child)] else { continue }
+                edgeList.append(Edge(keyStart: Int32(keys.count), keyLength: Int32(b.count), target: target))
+                keys += caseInsensitive ? b.map(lowercased) : b
+            }
+            let count = edgeList.count - Int(first)
+            var capacity = 1
+            while capacity < 2 * count { capacity <<= 1 }
+            let firstSlot = Int32(slotList.count)
+            slotList += [Int32](repeating: 0, count: capacity)
+            for e in Int(first)..<edgeList.count {
+                let edge = edgeList[e]
+                var slot = SimpleUnit.slot(keys, Int(edge.keyStart), Int(edge.keyLength)) & (capacity - 1)
+                while slotList[Int(firstSlot) + slot] != 0 { slot = (slot + 1) & (capacity - 1) }
+                slotList[Int(firstSlot) + slot] = Int32(e + 1)
+            }
+            let firstLeaf = Int32(leafList.count)
+            for leaf in n.leaves { leafList.append(UnitLeaf(route: leaf.route, names: leaf.names, groups: [])) }
+            nodeList.append(Node(firstEdge: first, edgeCount: Int32(count), firstSlot: firstSlot, slotMask: Int32(capacity - 1),
+                                 parameter: n.parameterChild.flatMap { numberOf[ObjectIdentifier($0)] } ?? -1,
+                                 firstLeaf: firstLeaf, leafCount: Int32(leafList.count) - firstLeaf))
+        }
+        switch root.entry {
+        case .literal: entry = .literal(start: entryKey?.0 ?? 0, length: entryKey?.1 ?? 0)
+        case .parameter: entry = .parameter
+        default: entry = .none
+        }
+        nodeCount = nodeList.count
+        nodes = .allocate(capacity: max(nodeList.count, 1))
+        nodes.initialize(from: nodeList, count: nodeList.count)
+        edges = .allocate(capacity: max(edgeList.count, 1))
+        edges.initialize(from: edgeList, count: edgeList.count)
+        slots = .allocate(capacity: max(slotList.count, 1))
+        slots.initialize(from: slotList, count: slotList.count)
+        keyBytes = .allocate(capacity: max(keys.count, 1))
+        keyBytes.initialize(from: keys, count: keys.count)
+        leaves = leafList
+        records = LeafRecord.buffer(leafList)
+        methods = .allocate(capacity: max(leafList.count, 1))
+        methodLengths = .allocate(capacity: max(leafList.count, 1))
+        for (i, leaf) in leafList.enumerated() {
+            methods[i] = leaf.route.methodCString.map { UnsafeRawPointer($0) }
+            methodLengths[i] = leaf.route.pattern.method?.utf8.count ?? 0
+        }
+    }
+
+    /// A literal's slot: from its length and its first and last bytes (keys are stored folded on a
+    /// case-insensitive router, and the lookup folds the segment the same way).
+    @inline(__always) static func slot(first: UInt8, last: UInt8, length: Int) -> Int {
+        (length &* 0x9E37 ^ Int(first) &* 0x3B ^ Int(last) &* 0x1F1) & 0x7FFF_FFFF
+    }
+
+    static func slot(_ keys: [UInt8], _ start: Int, _ length: Int) -> Int {
+        length == 0 ? slot(first: 0, last: 0, length: 0) : slot(first: keys[start], last: keys[start + length - 1], length: length)
+    }
+
+    deinit {
+        nodes.deallocate(); edges.deallocate(); slots.deallocate(); keyBytes.deallocate(); records.deallocate()
+        methods.deallocate(); methodLengths.deallocate()
+    }
+}

@@ -1,0 +1,59 @@
+import Testing
+@testable import Interlock
+
+/// Subtrees of literals and plain parameters are walked in Swift instead of running a regex. The
+/// walk must answer exactly as the regex does: the same route, parameters, misses and allowed
+/// methods, on random tables (small ones, one unit; large ones, under dispatch nodes) and requests.
+@Suite("Walked subtrees answer as regexes do")
+struct SimpleUnitTests {
+    static let literals = ["a", "b", "ab", "A", "x", "%41", "a.b"]
+    static let methods: [String?] = [nil, "GET", "POST", "GETX"]
+
+    func randomPath(_ rng: inout SplitMix, parameters: Bool, maxSegments: Int) -> String {
+        var path = ""
+        for i in 0..<Int(rng.next() % UInt64(maxSegments + 1)) {
+            if parameters && rng.next() % 3 == 0 {
+                path += "/:p\(i)"
+            } else {
+                path += "/" + Self.literals[Int(rng.next() % UInt64(Self.literals.count))]
+            }
+        }
+        return path
+    }
+
+    @Test(arguments: [(RouterOptions(), 60), (.caseInsensitive, 60), (.strictSlash, 60), (RouterOptions(), 4_000)])
+    func sameAnswersAsTheRegexes(options: RouterOptions, routes: Int) throws {
+        var rng = SplitMix(seed: UInt64(routes) &* 31 &+ UInt64(options.rawValue))
+        let walked = Router(options: options)
+        let regex = Router(options: options, simpleUnits: false)
+        for i in 0..<routes {
+            var pattern = randomPath(&rng, parameters: true, maxSegments: 4)
+            if routes > 100 { pattern = "/r\(i % 700)" + pattern }   // a wide root: dispatch nodes
+            if options.contains(.strictSlash) && rng.next() % 4 == 0 { pattern += "/" }
+            if let m = Self.methods[Int(rng.next() % UInt64(Self.methods.count))] { pattern = m + " " + pattern }
+            let a = caught { () throws(InterlockError) in try walked.addRoute(pattern) }
+            let b = caught { () throws(InterlockError) in try regex.addRoute(pattern) }
+            #expect(a?.code == b?.code, "\(pattern)")
+        }
+        for _ in 0..<3_000 {
+            var uri = randomPath(&rng, parameters: false, maxSegments: 5)
+            if routes > 100 { uri = "/r\(rng.next() % 800)" + uri }
+            if rng.next() % 5 == 0 { uri += "/" }
+            if rng.next() % 7 == 0 { uri = uri.uppercased() }
+            let method = Self.methods[Int(rng.next() % UInt64(Self.methods.count))]
+            let a = try walked.match(uri, method: method)
+            let b = try regex.match(uri, method: method)
+            #expect(a == b, "\(method ?? "*") \(uri)")
+        }
+        // The comparison means something only if one router walked and the other ran regexes.
+        let walkedRoot = try walked.compiledTable().root, regexRoot = try regex.compiledTable().root
+        if routes <= 100 {
+            guard case .simple = walkedRoot else { Issue.record("the small table was not walked"); return }
+            guard case .unit = regexRoot else { Issue.record("the small table was not one regex"); return }
+        } else {
+            guard case .dispatch(let d) = walkedRoot, case .simple = d.literals.buckets[0].entries[0].value else {
+                Issue.record("the large table's subtrees were not walked"); return
+            }
+        }
+    }
+}

@@ -242,8 +242,7 @@ public final class Matcher {
     private func dispatch(_ d: Dispatch, at p: Int) throws(InterlockError) -> Bool {
         if subject[p] == slash {
             let segStart = p + 1
-            var segEnd = segStart
-            while subject[segEnd] != slash && subject[segEnd] != newline { segEnd += 1 }
+            let segEnd = segmentEnd(segStart)
             if let child = d.literalProbe.lookup(subject + segStart, segEnd - segStart),
                try enter(child, at: p, segmentEnd: segEnd) { return true }
             for i in 0..<d.constrained.count where try enter(d.constrainedRefs[i], at: p, segmentEnd: segEnd) { return true }
@@ -384,10 +383,18 @@ public final class Matcher {
         return false
     }
 
+    /// Where the segment starting at `start` ends: the next "/" or "\n" (the path always ends
+    /// with "\n"). Eight bytes at a time; the subject buffer has room past the tail for the last
+    /// read, and only bytes before the first "/" or "\n" found decide anything.
     @inline(__always) private func segmentEnd(_ start: Int) -> Int {
         var e = start
-        while subject[e] != slash && subject[e] != newline { e += 1 }
-        return e
+        while true {
+            let w = UnsafeRawPointer(subject + e).loadUnaligned(as: UInt64.self)
+            let a = w ^ 0x2F2F_2F2F_2F2F_2F2F, b = w ^ 0x0A0A_0A0A_0A0A_0A0A
+            let found = ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b) & 0x8080_8080_8080_8080
+            if found != 0 { return e + found.trailingZeroBitCount / 8 }
+            e += 8
+        }
     }
 
     /// Segments are short: a loop beats a call to memcmp.

@@ -67,6 +67,8 @@ def build() -> dict[str, list[str] | str]:
             cmds["swift"] = [str(ROOT / "build" / "swiftbench" / "release" / "SwiftBench")]
             break
         except subprocess.CalledProcessError as error:
+            # The whole output goes to the terminal; the table keeps its end.
+            print(error.stdout + error.stderr, file=sys.stderr)
             cmds["swift"] = f"Swift harness failed to build: {(error.stdout + error.stderr)[-600:]}"
     cmds["python"] = [sys.executable, str(HERE / "python" / "bench.py")]
     return cmds

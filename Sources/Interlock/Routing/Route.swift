@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A route's identity within one router: assigned in registration order, starting at 1.
 public typealias RouteID = UInt32
 
@@ -10,38 +12,49 @@ public final class Route: @unchecked Sendable {
     public let pattern: RoutePattern
     /// The route's name, if it has one.
     public let name: String?
-    /// The pattern text, NUL-terminated, for borrowers that want a C string.
-    public let patternCString: UnsafeMutablePointer<CChar>
+    /// The pattern text, NUL-terminated, for borrowers that want a C string: made on first use
+    /// (most routes are never asked), then kept as long as the route.
+    public var patternCString: UnsafeMutablePointer<CChar> {
+        patternText.withLock { text in
+            if let text { return text.pointer }
+            let made = CText(pattern.source)
+            text = made
+            return made.pointer
+        }
+    }
+    private let patternText = Mutex<CText?>(nil)
     /// The name, NUL-terminated, or nil.
     public let nameCString: UnsafeMutablePointer<CChar>?
-    /// The method, NUL-terminated, or nil for any method.
-    let methodCString: UnsafeMutablePointer<CChar>?
+    /// The method, NUL-terminated, or nil for any method: one copy per method per router.
+    var methodCString: UnsafeMutablePointer<CChar>? { methodText?.pointer }
+    private let methodText: CText?
+    private let nameText: CText?
 
-    init(id: RouteID, pattern: RoutePattern, name: String?) {
+    init(id: RouteID, pattern: RoutePattern, name: String?, methodText: CText?) {
         self.id = id
         self.pattern = pattern
         self.name = name
-        patternCString = Route.cString(pattern.source)
-        nameCString = name.map(Route.cString)
-        methodCString = pattern.method.map(Route.cString)
-    }
-
-    deinit {
-        patternCString.deallocate()
-        methodCString?.deallocate()
-        nameCString?.deallocate()
-    }
-
-    private static func cString(_ s: String) -> UnsafeMutablePointer<CChar> {
-        let bytes = Array(s.utf8)
-        let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-        for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b) }
-        p[bytes.count] = 0
-        return p
+        self.methodText = methodText
+        nameText = name.map(CText.init)
+        nameCString = nameText?.pointer
     }
 
     /// Whether the route names a scheme or host (it wins a full tie against one that does not).
     var hasSchemeOrHost: Bool { pattern.scheme != nil || pattern.host != nil }
+}
+
+/// A NUL-terminated copy of a string, freed with the object (shared where many routes need the same).
+final class CText: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<CChar>
+
+    init(_ s: String) {
+        let bytes = Array(s.utf8)
+        pointer = .allocate(capacity: bytes.count + 1)
+        for (i, b) in bytes.enumerated() { pointer[i] = CChar(bitPattern: b) }
+        pointer[bytes.count] = 0
+    }
+
+    deinit { pointer.deallocate() }
 }
 
 /// Parameter names of one variant, laid out once as C strings so a match can lend them out.

@@ -35,6 +35,8 @@ public final class Router: @unchecked Sendable {
         /// Matchers for `match(_:method:)`, handed to one caller at a time.
         var pool: [PooledMatcher] = []
         var pipeline = PipelineConfiguration()
+        /// One C copy of each method the routes name.
+        var methodTexts: [String: CText] = [:]
         var pendingLink: PendingLink? = nil
     }
 
@@ -72,7 +74,8 @@ public final class Router: @unchecked Sendable {
             }
             // The route keeps its pattern without the parsed variants: the tree holds the segments.
             let slim = parsed.slimmed(parameterNames: s.tree.shared(parsed.parameterNames))
-            let route = Route(id: RouteID(s.routes.count + 1), pattern: slim, name: name)
+            let methodText = parsed.method.map { m in s.methodTexts[m] ?? { let t = CText(m); s.methodTexts[m] = t; return t }() }
+            let route = Route(id: RouteID(s.routes.count + 1), pattern: slim, name: name, methodText: methodText)
             if let other = s.tree.conflict(for: route, variants: parsed.variants) {
                 throw InterlockError(.conflict, "'\(pattern)' conflicts with '\(other.pattern.source)' (route \(other.id)): same method, scheme, host and path shape")
             }

@@ -309,6 +309,11 @@ struct URLGenerationTests {
         let r = Router()
         try r.addRoute("/users/:id(\\d+)/posts/:post", name: "post")
         #expect(caught { () throws(InterlockError) in try r.url(for: "nope") }?.code == .unknownRoute)
+        // A destination or guard for a route id that does not exist is refused, naming the id.
+        let noDestination = caught { () throws(InterlockError) in try r.setDestination({ _, _ in }, for: 9) }
+        #expect(noDestination?.code == .unknownRoute && noDestination?.message.contains("9") == true)
+        #expect(caught { () throws(InterlockError) in try r.setGuard({ _ in true }, for: 0) }?.code == .unknownRoute)
+        #expect(caught { () throws(InterlockError) in try r.setGuard(nil, for: 1) } == nil)
         let missing = caught { () throws(InterlockError) in try r.url(for: "post", parameters: ["id": "1"]) }
         #expect(missing?.code == .invalidArgument && missing?.message.contains("'post'") == true)
         let invalid = caught { () throws(InterlockError) in try r.url(for: "post", parameters: ["id": "x", "post": "1"]) }

@@ -166,28 +166,37 @@ public func ilk_router_set_guard(
 
 // MARK: Interceptors
 
+/// What both interceptor constructors check and keep: the out-pointer and function present, the
+/// userdata (freed once, when the last holder goes) and the label; `make` builds the interceptor.
+private func newInterceptor<Function>(
+    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: Function?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ make: (Function, String, Userdata) -> InterceptorHandle.Kind
+) -> Int32 {
+    guard let out else { return invalid("out is NULL") }
+    out.pointee = nil
+    guard let fn else { return invalid("interceptor function is NULL") }
+    out.pointee = retained(InterceptorHandle(make(fn, string(name) ?? "interceptor", Userdata(userdata, free: freeFn))))
+    return ILK_OK
+}
+
 @_cdecl("ilk_interceptor_new_request")
 public func ilk_interceptor_new_request(
     _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: RequestInterceptorFn?,
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
 ) -> Int32 {
-    guard let out else { return invalid("out is NULL") }
-    out.pointee = nil
-    guard let fn else { return invalid("interceptor function is NULL") }
-    let ud = Userdata(userdata, free: freeFn)
-    let label = string(name) ?? "interceptor"
-    out.pointee = retained(InterceptorHandle(.request(RequestInterceptor(name: label) { request in
-        // The pipeline's request is lent to the callback: its changes land in place.
-        try handlePool().borrowing(&request) { req in
-            let rc = fn(req.opaque, ud.pointer)
-            switch rc {
-            case ILK_CONTINUE: return .proceed
-            case ILK_ABORT: return .abort(req.errorMessage ?? "aborted by '\(label)'")
-            default: throw CallbackError(message: req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
+    newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
+        .request(RequestInterceptor(name: label) { request in
+            // The pipeline's request is lent to the callback: its changes land in place.
+            try handlePool().borrowing(&request) { req in
+                let rc = fn(req.opaque, ud.pointer)
+                switch rc {
+                case ILK_CONTINUE: return .proceed
+                case ILK_ABORT: return .abort(req.errorMessage ?? "aborted by '\(label)'")
+                default: throw CallbackError(message: req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
+                }
             }
-        }
-    })))
-    return ILK_OK
+        })
+    }
 }
 
 @_cdecl("ilk_interceptor_new_response")
@@ -195,26 +204,22 @@ public func ilk_interceptor_new_response(
     _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: ResponseInterceptorFn?,
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
 ) -> Int32 {
-    guard let out else { return invalid("out is NULL") }
-    out.pointee = nil
-    guard let fn else { return invalid("interceptor function is NULL") }
-    let ud = Userdata(userdata, free: freeFn)
-    let label = string(name) ?? "interceptor"
-    out.pointee = retained(InterceptorHandle(.response(ResponseInterceptor(name: label) { response, request in
-        let pool = handlePool()
-        let req = pool.request(request)
-        defer { pool.recycle(req) }
-        return try pool.borrowing(&response) { res in
-            let rc = fn(req.opaque, res.opaque, ud.pointer)
-            switch rc {
-            case ILK_CONTINUE: return .proceed
-            case ILK_RETRY: return .retry
-            case ILK_ABORT: return .abort(res.errorMessage ?? req.errorMessage ?? "aborted by '\(label)'")
-            default: throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
+    newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
+        .response(ResponseInterceptor(name: label) { response, request in
+            let pool = handlePool()
+            let req = pool.request(request)
+            defer { pool.recycle(req) }
+            return try pool.borrowing(&response) { res in
+                let rc = fn(req.opaque, res.opaque, ud.pointer)
+                switch rc {
+                case ILK_CONTINUE: return .proceed
+                case ILK_RETRY: return .retry
+                case ILK_ABORT: return .abort(res.errorMessage ?? req.errorMessage ?? "aborted by '\(label)'")
+                default: throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
+                }
             }
-        }
-    })))
-    return ILK_OK
+        })
+    }
 }
 
 private func compose(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ list: [OpaquePointer?]) -> Int32 {

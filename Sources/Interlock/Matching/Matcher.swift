@@ -310,31 +310,10 @@ public final class Matcher {
         return true
     }
 
-    /// Walks a simple unit from `p` (at "/" or at the "\n" ending the path), entering its root.
-    private func walk(_ u: SimpleUnit, at p: Int) throws(InterlockError) -> Bool {
-        switch u.entry {
-        case .none:
-            return try walk(u, node: 0, at: p)
-        case .literal(let start, let length):
-            guard subject[p] == slash else { return false }
-            let end = segmentEnd(p + 1)
-            guard end - (p + 1) == length, sameKey(u.keyBytes + start, p + 1, length, u.caseInsensitive) else { return false }
-            return try walk(u, node: 0, at: end)
-        case .parameter:
-            guard subject[p] == slash else { return false }
-            let end = segmentEnd(p + 1)
-            guard end > p + 1 else { return false }
-            spanStart[spanCount] = p + 1; spanEnd[spanCount] = end
-            spanCount += 1
-            if try walk(u, node: 0, at: end) { return true }
-            spanCount -= 1
-            return false
-        }
-    }
-
-    /// The precedence rule on the tree: the node's leaves when the path ends here, else the literal
-    /// child, then the parameter child, backtracking when a deeper choice fails.
-    private func walk(_ u: SimpleUnit, node n: Int, at p: Int) throws(InterlockError) -> Bool {
+    /// The precedence rule on the tree, from node `n` at `p` (a "/" or the "\n" ending the path):
+    /// the node's leaves when the path ends here, else the literal child, then the parameter child,
+    /// backtracking when a deeper choice fails.
+    private func walk(_ u: SimpleUnit, node n: Int = 0, at p: Int) throws(InterlockError) -> Bool {
         walkSteps += 1
         if walkSteps > matchLimit {
             throw InterlockError(.limit, "matching stopped: the match limit was exceeded")

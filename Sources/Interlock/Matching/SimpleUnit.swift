@@ -25,11 +25,6 @@ final class SimpleUnit: @unchecked Sendable {
         var target: Int32
     }
 
-    /// How the root node is entered: nothing (the table's root), a literal, or a parameter.
-    enum Entry { case none, literal(start: Int, length: Int), parameter }
-
-    let entry: Entry
-    let nodeCount: Int
     /// The one allocation the arrays below live in (plain values: nothing to deinitialize).
     private let block: UnsafeMutableRawPointer
     let nodes: UnsafeMutablePointer<Node>
@@ -56,6 +51,9 @@ final class SimpleUnit: @unchecked Sendable {
         return node.literalOrder.allSatisfy(accepts) && (node.parameterChild.map(accepts) ?? true)
     }
 
+    /// The walk starts at node 0. When the subtree's root is entered by a segment of its own (a
+    /// literal or a parameter below a dispatch node), node 0 is a node above it whose only child is
+    /// the root, so the root's segment is matched like any other.
     init(_ root: TreeNode, caseInsensitive: Bool) {
         self.caseInsensitive = caseInsensitive
         // Breadth-first numbering; each node's literal edges are contiguous.
@@ -67,27 +65,36 @@ final class SimpleUnit: @unchecked Sendable {
             if let p = n.parameterChild { order.append(p) }
             index += 1
         }
+        let above: Int32 = root.entry == .root ? 0 : 1
         var numberOf: [ObjectIdentifier: Int32] = [:]
-        for (i, n) in order.enumerated() { numberOf[ObjectIdentifier(n)] = Int32(i) }
+        for (i, n) in order.enumerated() { numberOf[ObjectIdentifier(n)] = Int32(i) + above }
+
+        // Each node as its literal children, parameter child and leaves.
+        typealias Piece = (literals: [(key: [UInt8], target: Int32)], parameter: Int32, leaves: [Leaf])
+        var pieces: [Piece] = []
+        if above == 1 {
+            if case .literal(let b) = root.entry { pieces.append(([(b, 1)], -1, [])) } else { pieces.append(([], 1, [])) }
+        }
+        for n in order {
+            let literals = n.literalOrder.compactMap { child -> (key: [UInt8], target: Int32)? in
+                guard case .literal(let b) = child.entry, let target = numberOf[ObjectIdentifier(child)] else { return nil }
+                return (b, target)
+            }
+            pieces.append((literals, n.parameterChild.flatMap { numberOf[ObjectIdentifier($0)] } ?? -1, n.leaves))
+        }
 
         var keys: [UInt8] = []
         var edgeList: [Edge] = []
         var slotList: [Int32] = []
         var nodeList: [Node] = []
         var leafList: [UnitLeaf] = []
-        var entryKey: (Int, Int)? = nil
-        if case .literal(let b) = root.entry {
-            entryKey = (keys.count, b.count)
-            keys += caseInsensitive ? b.map(lowercased) : b
-        }
-        for n in order {
+        for piece in pieces {
             let first = Int32(edgeList.count)
-            for child in n.literalOrder {
-                guard case .literal(let b) = child.entry, let target = numberOf[ObjectIdentifier(child)] else { continue }
+            for (b, target) in piece.literals {
                 edgeList.append(Edge(keyStart: Int32(keys.count), keyLength: Int32(b.count), target: target))
                 keys += caseInsensitive ? b.map(lowercased) : b
             }
-            let count = edgeList.count - Int(first)
+            let count = piece.literals.count
             var capacity = 1
             while capacity < 2 * count { capacity <<= 1 }
             let firstSlot = Int32(slotList.count)
@@ -99,17 +106,10 @@ final class SimpleUnit: @unchecked Sendable {
                 slotList[Int(firstSlot) + slot] = Int32(e + 1)
             }
             let firstLeaf = Int32(leafList.count)
-            for leaf in n.leaves { leafList.append(UnitLeaf(route: leaf.route, names: leaf.names, groups: [])) }
+            for leaf in piece.leaves { leafList.append(UnitLeaf(route: leaf.route, names: leaf.names, groups: [])) }
             nodeList.append(Node(firstEdge: first, edgeCount: Int32(count), firstSlot: firstSlot, slotMask: Int32(capacity - 1),
-                                 parameter: n.parameterChild.flatMap { numberOf[ObjectIdentifier($0)] } ?? -1,
-                                 firstLeaf: firstLeaf, leafCount: Int32(leafList.count) - firstLeaf))
+                                 parameter: piece.parameter, firstLeaf: firstLeaf, leafCount: Int32(leafList.count) - firstLeaf))
         }
-        switch root.entry {
-        case .literal: entry = .literal(start: entryKey?.0 ?? 0, length: entryKey?.1 ?? 0)
-        case .parameter: entry = .parameter
-        default: entry = .none
-        }
-        nodeCount = nodeList.count
         leaves = leafList
         // Everything in one block, in the order a lookup reads it, so that it touches few cache lines.
         func size<T>(_: T.Type, _ n: Int) -> Int { (MemoryLayout<T>.stride * max(n, 1) + 15) & ~15 }

@@ -145,11 +145,9 @@ public final class Router: @unchecked Sendable {
         let pooled = takeMatcher()
         defer { returnMatcher(pooled) }
         let matcher = pooled.matcher
-        let uriBytes = Array(uri.utf8)
-        let methodBytes = method.map { Array($0.utf8) }
-        let outcome = try withBytes(uriBytes) { (u) throws(InterlockError) -> MatchOutcome in
-            guard let methodBytes else { return try matcher.match(self, method: nil, uri: u) }
-            return try withBytes(methodBytes) { (m) throws(InterlockError) in try matcher.match(self, method: m, uri: u) }
+        let outcome = try withBytes(uri) { (u) throws(InterlockError) -> MatchOutcome in
+            guard let method else { return try matcher.match(self, method: nil, uri: u) }
+            return try withBytes(method) { (m) throws(InterlockError) in try matcher.match(self, method: m, uri: u) }
         }
         switch outcome {
         case .matched: return .matched(matcher.routeMatch())

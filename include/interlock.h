@@ -122,7 +122,10 @@ typedef void (*ilk_free_fn)(void *userdata);
 typedef int (*ilk_destination_fn)(const ilk_request *request, ilk_response *response, void *userdata);
 
 /* What a filter or interceptor callback returns (or a negative value for an error, which ends the
- * resolve with ILK_ECALLBACK; set a message with ilk_request_set_error or ilk_response_set_error). */
+ * resolve with ILK_ECALLBACK; set a message with ilk_request_set_error or ilk_response_set_error).
+ * In every callback (destination, filter, guard, interceptors) the request, response and chain
+ * pointers, and the strings read through them, are valid only during the call: the library reuses
+ * them afterwards. Copy what must outlive the call. */
 #define ILK_CONTINUE 0  /**< Go on (a filter: only after calling ilk_filter_chain_next). */
 #define ILK_STOP     1  /**< A filter: stop here; no destination runs; the result is ILK_STOPPED. */
 #define ILK_REDIRECT 2  /**< A filter: redirect to the target set with ilk_filter_chain_redirect*. */

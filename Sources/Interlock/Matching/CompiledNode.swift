@@ -13,14 +13,15 @@ let unitBudget = 30_000
 /// One JIT-compiled regex covering a subtree, with what each of its marks means.
 final class Unit: @unchecked Sendable {
     let code: PCRE2Code
-    let leaves: [UnitLeaf]
+    let leaves: [Leaf]
     // The lookup path reads these instead of the objects above: touching an object shared by
     // threads means an atomic reference-count update on a shared cache line, which serializes
     // lookups on different cores.
     let raw: OpaquePointer
     let jitted: Bool
-    /// One record per mark (see `LeafRecord`).
+    /// One record per mark (see `LeafRecord`), and the group lists too long to keep inline.
     let records: UnsafeMutablePointer<LeafRecord>
+    private let groupStore: UnsafeMutablePointer<Int32>?
     /// The regex source, for the enumerating variant.
     private let source: [UInt8]
     /// The same regex with a callout after every mark, compiled on first need: it lists every
@@ -34,10 +35,14 @@ final class Unit: @unchecked Sendable {
         source = emitter.out
         raw = code.code
         jitted = code.jitted
-        records = LeafRecord.buffer(leaves)
+        records = .allocate(capacity: max(leaves.count, 1))
+        groupStore = LeafRecord.initialize(records, leaves, groups: emitter.groups)
     }
 
-    deinit { records.deallocate() }
+    deinit {
+        records.deallocate()
+        groupStore?.deallocate()
+    }
 
     func enumerationCode() throws(InterlockError) -> PCRE2Code {
         try enumerating.withLock { (slot: inout PCRE2Code?) throws(InterlockError) -> PCRE2Code in
@@ -167,8 +172,7 @@ struct TableCompiler {
             result = .dispatch(try dispatch(node))
         }
         node.compiled = result
-        node.changedLiterals = []
-        node.terminalsChanged = false
+        node.clearChanges()
         return result
     }
 

@@ -54,18 +54,18 @@ public final class Matcher {
     private var walkSteps = 0
     private var strictSlash = false
 
-    // The last answer. Unowned: the table this matcher holds (`tableRoot`) keeps them alive, and
-    // they are cleared before the matcher lets go of that table.
-    private unowned(unsafe) var leaf: UnitLeaf? = nil
+    // The last answer's record: the table this matcher holds (`tableRoot`) keeps it alive, and it
+    // is cleared before the matcher lets go of that table.
+    private var winner: UnsafePointer<LeafRecord>? = nil
     /// The route that matched last, or nil.
-    public var route: Route? { leaf?.route }
+    public var route: Route? { winner?.pointee.route.takeUnretainedValue() }
     /// The id of the route that matched last, or 0 (no reference counting: for hot paths).
     public private(set) var routeID: RouteID = 0
     // The last match's parameter names, copied from its record so that reading them touches no object.
     private var nameStorage: UnsafeMutablePointer<CChar>? = nil
     private var nameOffsets: UnsafeMutablePointer<Int>? = nil
     private var nameLengths: UnsafeMutablePointer<Int>? = nil
-    private var names: ParameterNames? { leaf?.names }
+    private var names: ParameterNames? { winner?.pointee.names.takeUnretainedValue() }
     /// Number of parameters of the last match.
     public private(set) var parameterCount = 0
     /// Where the parts of the last URI were.
@@ -135,7 +135,7 @@ public final class Matcher {
     /// Looks up `uri` with `method` (nil: any method). Throws `.uri` for a malformed URI,
     /// `.invalidArgument` for a malformed method, `.limit` if a constraint exceeds the match limit.
     public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
-        leaf = nil
+        winner = nil
         routeID = 0
         parameterCount = 0
         if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
@@ -200,7 +200,7 @@ public final class Matcher {
             pcre2_set_callout_8(matchContext, nil, nil)
             enumerating = false
             enumeratingUnit = nil
-            leaf = nil
+            winner = nil
         }
         spanCount = 0
         _ = try matchRoot()
@@ -395,7 +395,7 @@ public final class Matcher {
 
     /// Copies the winning leaf's parameters out, percent-decoded, into the decode buffer.
     private func record(_ r: UnsafePointer<LeafRecord>) {
-        r.pointee.leaf._withUnsafeGuaranteedRef { self.leaf = $0 }
+        winner = r
         routeID = r.pointee.routeID
         nameStorage = r.pointee.nameStorage
         nameOffsets = r.pointee.nameOffsets

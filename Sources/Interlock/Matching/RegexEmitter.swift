@@ -15,68 +15,39 @@
 //                holds only if REGEX matches the segment exactly: never across a "/".
 //   catch-all    (?:/([^\n]*+))?
 
-/// A leaf as a unit knows it: the route, its parameter names, and which of the unit's capture
-/// groups hold the values of the parameters captured inside the unit (the rest, before them, were
-/// captured by dispatch nodes above).
-final class UnitLeaf: @unchecked Sendable {
-    let route: Route
-    let names: ParameterNames
-    /// Capture group numbers, flat, so that reading them costs no reference counting.
-    let groups: UnsafeMutablePointer<Int>
-    let groupCount: Int
-    /// `names.count`, kept here so the lookup path need not touch `names`.
-    let parameterCount: Int
-    /// `route.id`, for the same reason.
-    let routeID: RouteID
-    /// `names`' storage, offsets and lengths, for the same reason (owned by `names`).
-    let nameStorage: UnsafeMutablePointer<CChar>
-    let nameOffsets: UnsafeMutablePointer<Int>
-    let nameLengths: UnsafeMutablePointer<Int>
-
-    init(route: Route, names: ParameterNames, groups: [Int32]) {
-        self.route = route
-        self.names = names
-        self.parameterCount = names.count
-        self.routeID = route.id
-        self.nameStorage = names.storage
-        self.nameOffsets = names.offsets
-        self.nameLengths = names.lengths
-        self.groupCount = groups.count
-        self.groups = .allocate(capacity: max(groups.count, 1))
-        for (i, g) in groups.enumerated() { self.groups[i] = Int(g) }
-    }
-
-    deinit { groups.deallocate() }
-}
-
 /// What a lookup needs of a leaf, in one cache line, stored flat in its unit (or static entry):
-/// the winning leaf's answer is read with no pointer chase and no reference count.
+/// the winning leaf's answer is read with no pointer chase and no reference count. The owner keeps
+/// the leaf (its route and names) alive; the record only points at them.
 struct LeafRecord {
-    /// Capture groups kept inline; a leaf with more reads them from its `UnitLeaf`.
+    /// Capture groups kept inline; a leaf with more reads them all from `overflow`.
     static let inlineGroups = 4
 
     let routeID: RouteID
     let parameterCount: Int32
+    /// How many of the leaf's parameters the unit's regex captured (the rest, before them, were
+    /// captured by dispatch nodes above), and in which groups.
     let groupCount: Int32
     let inline: (Int32, Int32, Int32, Int32)
-    let overflow: UnsafeMutablePointer<Int>
+    let overflow: UnsafeMutablePointer<Int32>?
+    /// `names`' storage, offsets and lengths (owned by `names`).
     let nameStorage: UnsafeMutablePointer<CChar>
     let nameOffsets: UnsafeMutablePointer<Int>
     let nameLengths: UnsafeMutablePointer<Int>
-    let leaf: Unmanaged<UnitLeaf>
+    let route: Unmanaged<Route>
+    let names: Unmanaged<ParameterNames>
 
-    init(_ leaf: UnitLeaf) {
-        routeID = leaf.routeID
-        parameterCount = Int32(leaf.parameterCount)
-        groupCount = Int32(leaf.groupCount)
-        let g = leaf.groups
-        func at(_ i: Int) -> Int32 { i < leaf.groupCount ? Int32(g[i]) : 0 }
+    init(_ leaf: Leaf, groups: [Int32], overflow: UnsafeMutablePointer<Int32>?) {
+        routeID = leaf.route.id
+        parameterCount = Int32(leaf.names.count)
+        groupCount = Int32(groups.count)
+        func at(_ i: Int) -> Int32 { i < groups.count ? groups[i] : 0 }
         inline = (at(0), at(1), at(2), at(3))
-        overflow = g
-        nameStorage = leaf.nameStorage
-        nameOffsets = leaf.nameOffsets
-        nameLengths = leaf.nameLengths
-        self.leaf = .passUnretained(leaf)
+        self.overflow = overflow
+        nameStorage = leaf.names.storage
+        nameOffsets = leaf.names.offsets
+        nameLengths = leaf.names.lengths
+        route = .passUnretained(leaf.route)
+        names = .passUnretained(leaf.names)
     }
 
     /// Capture group number `i` of the leaf's own parameters.
@@ -86,22 +57,36 @@ struct LeafRecord {
         case 1: return Int(inline.1)
         case 2: return Int(inline.2)
         case 3: return Int(inline.3)
-        default: return overflow[i]
+        default: return Int(overflow![i])
         }
     }
 
-    /// Records for `leaves`, in a buffer the caller deallocates (the leaves must outlive it).
-    static func buffer(_ leaves: [UnitLeaf]) -> UnsafeMutablePointer<LeafRecord> {
-        let p = UnsafeMutablePointer<LeafRecord>.allocate(capacity: max(leaves.count, 1))
-        for (i, leaf) in leaves.enumerated() { (p + i).initialize(to: LeafRecord(leaf)) }
-        return p
+    /// Records for `leaves` (with their capture groups, if any) in `records`, and the group lists
+    /// too long to keep inline in one buffer the caller deallocates (nil when there are none).
+    static func initialize(_ records: UnsafeMutablePointer<LeafRecord>, _ leaves: [Leaf], groups: [[Int32]]) -> UnsafeMutablePointer<Int32>? {
+        let long = groups.filter { $0.count > inlineGroups }.reduce(0) { $0 + $1.count }
+        let store: UnsafeMutablePointer<Int32>? = long > 0 ? .allocate(capacity: long) : nil
+        var o = 0
+        for (i, leaf) in leaves.enumerated() {
+            let g = i < groups.count ? groups[i] : []
+            var overflow: UnsafeMutablePointer<Int32>? = nil
+            if g.count > inlineGroups, let store {
+                overflow = store + o
+                (store + o).initialize(from: g, count: g.count)
+                o += g.count
+            }
+            (records + i).initialize(to: LeafRecord(leaf, groups: g, overflow: overflow))
+        }
+        return store
     }
 }
 
 struct RegexEmitter {
     let caseInsensitive: Bool
     var out: [UInt8] = []
-    var leaves: [UnitLeaf] = []
+    var leaves: [Leaf] = []
+    /// Per leaf, the capture groups of its parameters captured inside the unit.
+    var groups: [[Int32]] = []
 
     init(caseInsensitive: Bool) {
         self.caseInsensitive = caseInsensitive
@@ -168,7 +153,8 @@ struct RegexEmitter {
         if let h = p.host { putEscaped(Array(h.utf8)); put("\\z") }
         if caseInsensitive { put(")") }
         put("(*MARK:\(leaves.count))")
-        leaves.append(UnitLeaf(route: leaf.route, names: leaf.names, groups: captured))
+        leaves.append(leaf)
+        groups.append(captured)
     }
 
     /// Emits a whole subtree, its entry included.

@@ -38,14 +38,26 @@ final class TreeNode {
     var compiled: CompiledNode?
     /// The dispatch this node compiled to last, updated in place of a rebuild when it is large.
     var lastDispatch: Dispatch?
-    /// Keys of literal children changed since the last compilation.
+    /// Keys of literal children changed since this node last compiled to a dispatch node, which
+    /// then rebuilds only their buckets. Kept only while there is such a dispatch node (a full
+    /// rebuild needs no list), and each key once (`listedAsChanged`), so that adding many routes
+    /// does not keep every parsed literal alive until the next compilation.
     var changedLiterals: [[UInt8]] = []
+    /// Whether this node's key is in its parent's `changedLiterals`.
+    var listedAsChanged = false
     /// Whether the node's own leaves or its catch-all's changed since the last compilation.
     var terminalsChanged = true
 
     init(_ entry: Entry) {
         self.entry = entry
         self.size = TreeNode.entrySize(entry) + 4
+    }
+
+    /// Forgets the changes since the last compilation (this node's own just compiled).
+    func clearChanges() {
+        for key in changedLiterals { literalChildren[key]?.listedAsChanged = false }
+        changedLiterals = []
+        terminalsChanged = false
     }
 
     /// Children in precedence order.
@@ -129,12 +141,12 @@ struct RouteTree {
             var names: [String] = []
             for segment in variant {
                 if let name = segment.parameterName { names.append(name) }
-                switch segment {
-                case .literal(let b): node.changedLiterals.append(key(b))
-                case .catchAll: node.terminalsChanged = true
-                case .parameter: break
-                }
+                if case .catchAll = segment { node.terminalsChanged = true }
                 if let child = existingChild(node, segment) {
+                    if node.lastDispatch != nil, !child.listedAsChanged, case .literal(let b) = child.entry {
+                        node.changedLiterals.append(key(b))
+                        child.listedAsChanged = true
+                    }
                     node = child
                 } else {
                     let child: TreeNode
@@ -143,6 +155,10 @@ struct RouteTree {
                         child = TreeNode(.literal(b))
                         node.literalChildren[key(b)] = child
                         node.literalOrder.append(child)
+                        if node.lastDispatch != nil {
+                            node.changedLiterals.append(key(b))
+                            child.listedAsChanged = true
+                        }
                     case .parameter(_, nil):
                         child = TreeNode(.parameter)
                         node.parameterChild = child

@@ -36,7 +36,7 @@ final class SimpleUnit: @unchecked Sendable {
     let methods: UnsafeMutablePointer<UnsafeRawPointer?>
     let methodLengths: UnsafeMutablePointer<Int>
     /// Owns what the records point to.
-    let leaves: [UnitLeaf]
+    let leaves: [Leaf]
     let caseInsensitive: Bool
 
     /// Whether `node`'s subtree can be walked: literal and plain-parameter segments only, and no
@@ -87,7 +87,7 @@ final class SimpleUnit: @unchecked Sendable {
         var edgeList: [Edge] = []
         var slotList: [Int32] = []
         var nodeList: [Node] = []
-        var leafList: [UnitLeaf] = []
+        var leafList: [Leaf] = []
         for piece in pieces {
             let first = Int32(edgeList.count)
             for (b, target) in piece.literals {
@@ -106,7 +106,7 @@ final class SimpleUnit: @unchecked Sendable {
                 slotList[Int(firstSlot) + slot] = Int32(e + 1)
             }
             let firstLeaf = Int32(leafList.count)
-            for leaf in piece.leaves { leafList.append(UnitLeaf(route: leaf.route, names: leaf.names, groups: [])) }
+            leafList += piece.leaves
             nodeList.append(Node(firstEdge: first, edgeCount: Int32(count), firstSlot: firstSlot, slotMask: Int32(capacity - 1),
                                  parameter: piece.parameter, firstLeaf: firstLeaf, leafCount: Int32(leafList.count) - firstLeaf))
         }
@@ -132,7 +132,7 @@ final class SimpleUnit: @unchecked Sendable {
         keyBytes = next(UInt8.self, 3)
         keyBytes.initialize(from: keys, count: keys.count)
         records = next(LeafRecord.self, 4)
-        for (i, leaf) in leafList.enumerated() { (records + i).initialize(to: LeafRecord(leaf)) }
+        _ = LeafRecord.initialize(records, leafList, groups: [])   // no groups: nothing to free
         methods = next(UnsafeRawPointer?.self, 5)
         methodLengths = next(Int.self, 6)
         for (i, leaf) in leafList.enumerated() {

@@ -34,7 +34,7 @@ func pathHash(_ key: [UInt8], fold: Bool) -> UInt64 {
 /// threads contend on their counts).
 final class StaticEntry: @unchecked Sendable {
     /// Owns the leaves `records` point to.
-    let leaves: [UnitLeaf]
+    let leaves: [Leaf]
     let count: Int
     let records: UnsafeMutablePointer<LeafRecord>
     /// Per leaf, for its method, scheme and host: start and length in `text`; length -1 for any.
@@ -42,9 +42,10 @@ final class StaticEntry: @unchecked Sendable {
     let text: UnsafeMutablePointer<UInt8>
 
     init(_ node: TreeNode) {
-        leaves = node.leaves.map { UnitLeaf(route: $0.route, names: $0.names, groups: []) }
+        leaves = node.leaves
         count = leaves.count
-        records = LeafRecord.buffer(leaves)
+        records = .allocate(capacity: max(count, 1))
+        _ = LeafRecord.initialize(records, leaves, groups: [])   // no groups: nothing to free
         fields = .allocate(capacity: max(6 * count, 1))
         var bytes: [UInt8] = []
         for (i, leaf) in node.leaves.enumerated() {

@@ -20,8 +20,10 @@ public struct Request: Sendable {
 
     final class Storage: @unchecked Sendable {
         // The URI's parts as the matcher saw them: the URI, the normalized path, then the decoded
-        // parameter values, each followed by a NUL byte (a value never holds one). Shared by copies.
-        let bytes: [UInt8]
+        // parameter values, each followed by a NUL byte (a value never holds one). Owned, and
+        // copied with the storage (which happens only when a callback changes the request): a
+        // raw buffer rather than an array, whose allocation costs a generic-metadata lookup.
+        let bytes: UnsafeMutableBufferPointer<UInt8>
         let pathRange: Range<Int>
         let schemeRange, hostRange, portRange, queryRange, fragmentRange: Range<Int>?
         let names: [String]
@@ -33,7 +35,8 @@ public struct Request: Sendable {
         var metadata: [String: String]
         var state: ResolveState
 
-        init(bytes: [UInt8], path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
+        /// Takes ownership of `bytes`.
+        init(bytes: UnsafeMutableBufferPointer<UInt8>, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
              query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int, fields: Fields?,
              method: String?, route: Route?, metadata: [String: String], state: ResolveState) {
             self.bytes = bytes; pathRange = path; schemeRange = scheme; hostRange = host; portRange = port
@@ -41,17 +44,20 @@ public struct Request: Sendable {
             self.fields = fields; self.method = method; self.route = route; self.metadata = metadata; self.state = state
         }
 
+        deinit { bytes.deallocate() }
+
         func copy() -> Storage {
-            Storage(bytes: bytes, path: pathRange, scheme: schemeRange, host: hostRange, port: portRange,
+            let duplicate = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            _ = duplicate.initialize(from: bytes)
+            return Storage(bytes: duplicate, path: pathRange, scheme: schemeRange, host: hostRange, port: portRange,
                     query: queryRange, fragment: fragmentRange, names: names, values: values, fields: fields,
                     method: method, route: route, metadata: metadata, state: state)
         }
 
         func text(_ r: Range<Int>?, lower: Bool = false) -> String? {
             guard let r else { return nil }
-            return bytes.withUnsafeBufferPointer { b in
-                lower ? String(decoding: b[r].map(lowercased), as: UTF8.self) : String(decoding: b[r], as: UTF8.self)
-            }
+            let part = UnsafeBufferPointer(rebasing: bytes[r])
+            return lower ? String(decoding: part.map(lowercased), as: UTF8.self) : String(decoding: part, as: UTF8.self)
         }
         var uri: String { fields?.uri ?? text(0..<pathRange.lowerBound)! }
         var scheme: String? { fields.map { $0.scheme } ?? text(schemeRange, lower: true) }
@@ -61,25 +67,23 @@ public struct Request: Sendable {
         var query: QueryItems {
             if let fields { return fields.query }
             guard let queryRange else { return QueryItems() }
-            return bytes.withUnsafeBufferPointer { QueryItems(parsing: UnsafeBufferPointer(rebasing: $0[queryRange])) }
+            return QueryItems(parsing: UnsafeBufferPointer(rebasing: bytes[queryRange]))
         }
         var fragment: String? {
             if let fields { return fields.fragment }
             guard let fragmentRange else { return nil }
-            return bytes.withUnsafeBufferPointer { percentDecoded(UnsafeBufferPointer(rebasing: $0[fragmentRange])) }
+            return percentDecoded(UnsafeBufferPointer(rebasing: bytes[fragmentRange]))
         }
         var parameters: [(name: String, value: String)] {
             if let fields { return fields.parameters }
             var out: [(name: String, value: String)] = []
             out.reserveCapacity(names.count)
-            bytes.withUnsafeBufferPointer { b in
-                var start = values
-                for name in names {
-                    var end = start
-                    while b[end] != 0 { end += 1 }
-                    out.append((name, String(decoding: b[start..<end], as: UTF8.self)))
-                    start = end + 1
-                }
+            var start = values
+            for name in names {
+                var end = start
+                while bytes[end] != 0 { end += 1 }
+                out.append((name, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
+                start = end + 1
             }
             return out
         }
@@ -95,8 +99,8 @@ public struct Request: Sendable {
 
     private var storage: Storage
 
-    /// A request from the matcher's view of a URI (see `Storage`).
-    init(bytes: [UInt8], path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
+    /// A request from the matcher's view of a URI (see `Storage`); takes ownership of `bytes`.
+    init(bytes: UnsafeMutableBufferPointer<UInt8>, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
          query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int,
          method: String?, route: Route?, state: ResolveState) {
         storage = Storage(bytes: bytes, path: path, scheme: scheme, host: host, port: port, query: query,
@@ -107,7 +111,7 @@ public struct Request: Sendable {
     /// A request made outside a resolve (to try an interceptor or filter on, say): `uri` taken as
     /// given, not parsed; path "/", nothing matched, a state of its own.
     public init(uri: String, method: String? = nil) {
-        storage = Storage(bytes: [], path: 0..<0, scheme: nil, host: nil, port: nil, query: nil, fragment: nil,
+        storage = Storage(bytes: .allocate(capacity: 0), path: 0..<0, scheme: nil, host: nil, port: nil, query: nil, fragment: nil,
                           names: [], values: 0,
                           fields: Fields(uri: uri, scheme: nil, host: nil, port: nil, path: "/", query: QueryItems(),
                                          fragment: nil, parameters: []),

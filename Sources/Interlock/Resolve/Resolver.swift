@@ -20,18 +20,16 @@ extension Matcher {
         var total = bytes.count + pathLength
         for i in 0..<count { total += parameterValue(i).1 + 1 }
         let values = bytes.count + pathLength
-        let text = [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
-            guard let base = out.baseAddress else { initialized = 0; return }
-            if let b = bytes.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: b, byteCount: bytes.count) }
-            if pathLength > 0 { (base + bytes.count).update(from: pathBytes.baseAddress!, count: pathLength) }
-            var o = values
-            for i in 0..<count {
-                let (v, n) = parameterValue(i)
-                UnsafeMutableRawPointer(base + o).copyMemory(from: v, byteCount: n)
-                base[o + n] = 0
-                o += n + 1
-            }
-            initialized = total
+        let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(total, 1))
+        let base = text.baseAddress!
+        if let b = bytes.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: b, byteCount: bytes.count) }
+        if pathLength > 0 { (base + bytes.count).initialize(from: pathBytes.baseAddress!, count: pathLength) }
+        var o = values
+        for i in 0..<count {
+            let (v, n) = parameterValue(i)
+            UnsafeMutableRawPointer(base + o).copyMemory(from: v, byteCount: n)
+            base[o + n] = 0
+            o += n + 1
         }
         let uriEnd = bytes.count
         return Request(bytes: text, path: uriEnd..<(uriEnd + pathLength),

@@ -13,7 +13,7 @@ public func ilk_router_resolve(
     guard let out else { return invalid("out is NULL") }
     let bytes = UnsafeRawBufferPointer(start: uri, count: uriLength)
     do {
-        let resolution = try r.router.resolve(bytes: bytes, method: string(method))
+        let resolution = try r.router.resolve(bytes: bytes, method: methodString(method))
         let result = ResultHandle(resolution)
         out.pointee = retained(result)
         return result.status

@@ -478,7 +478,29 @@ static void test_names_headers_and_batches(void) {
   ilk_router_free(r);
 }
 
+/* The method a resolve reports is the one given, byte for byte: the common ones and others,
+ * prefixes and extensions of common ones included. */
+static void test_resolve_methods(void) {
+  static const char *methods[] = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS",
+                                  "PURGE", "GE", "GETS", "OPTIONSX", "get", "M-SEARCH", "OPTIONSXYZ"};
+  ilk_router *r;
+  ilk_result *res;
+  uint32_t id;
+  ilk_router_new(&r, 0);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/any", NULL, NULL, NULL, &id), ILK_OK);
+  for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
+    CHECK_EQ_INT(resolve(r, methods[i], "/any", &res), ILK_OK);
+    CHECK_EQ_STR(ilk_request_method(ilk_result_request(res)), methods[i]);
+    ilk_result_free(res);
+  }
+  CHECK_EQ_INT(resolve(r, NULL, "/any", &res), ILK_OK);
+  CHECK(ilk_request_method(ilk_result_request(res)) == NULL);
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
 int main(void) {
+  test_resolve_methods();
   test_names_headers_and_batches();
   test_version_and_errors();
   test_router_lifecycle();

@@ -36,6 +36,10 @@ public final class Matcher {
     private var spanCount = 0
     private let valueStart: UnsafeMutablePointer<Int>
     private let valueLength: UnsafeMutablePointer<Int>
+    /// A walk's choice points (see `walk`): node, position and span count, one per tree level.
+    private let choiceNode: UnsafeMutablePointer<Int>
+    private let choiceAt: UnsafeMutablePointer<Int>
+    private let choiceSpans: UnsafeMutablePointer<Int>
 
     private var tableSerial: UInt64 = 0
     private var tableGeneration: UInt64 = 0
@@ -95,6 +99,9 @@ public final class Matcher {
         spanEnd = .allocate(capacity: segments)
         valueStart = .allocate(capacity: segments)
         valueLength = .allocate(capacity: segments)
+        choiceNode = .allocate(capacity: segments)
+        choiceAt = .allocate(capacity: segments)
+        choiceSpans = .allocate(capacity: segments)
         allowedRoutes.reserveCapacity(64)
     }
 
@@ -106,6 +113,7 @@ public final class Matcher {
         pcre2_jit_stack_free_8(jitStack)
         spanStart.deallocate(); spanEnd.deallocate()
         valueStart.deallocate(); valueLength.deallocate()
+        choiceNode.deallocate(); choiceAt.deallocate(); choiceSpans.deallocate()
     }
 
     private static func subjectBytes(_ uriBytes: Int) -> Int {
@@ -310,56 +318,80 @@ public final class Matcher {
         return true
     }
 
-    /// The precedence rule on the tree, from node `n` at `p` (a "/" or the "\n" ending the path):
-    /// the node's leaves when the path ends here, else the literal child, then the parameter child,
-    /// backtracking when a deeper choice fails.
-    private func walk(_ u: SimpleUnit, node n: Int = 0, at p: Int) throws(InterlockError) -> Bool {
-        walkSteps += 1
-        if walkSteps > matchLimit {
-            throw InterlockError(.limit, "matching stopped: the match limit was exceeded")
-        }
-        let node = u.nodes[n]
-        if subject[p] == newline {
-            for i in Int(node.firstLeaf)..<Int(node.firstLeaf + node.leafCount) {
-                if enumerating {
-                    noteAllowed(u.leaves[i].route)
-                    continue
-                }
-                if methodLength > 0, let m = u.methods[i],
-                   u.methodLengths[i] != methodLength || memcmp(m, subject + methodStart, methodLength) != 0 { continue }
-                record(u.records + i)
-                return true
+    /// The precedence rule on the tree, from node 0 at `p` (a "/" or the "\n" ending the path):
+    /// at each node its leaves when the path ends there, else the literal child, then the
+    /// parameter child. A loop rather than recursion: when a node offers both children the walk
+    /// takes the literal and notes the node as a choice point; when a deeper step fails it resumes
+    /// from the latest choice point with the parameter, which is the order recursion would take.
+    private func walk(_ u: SimpleUnit, at start: Int) throws(InterlockError) -> Bool {
+        let nodes = u.nodes, slots = u.slots, edges = u.edges, keys = u.keyBytes
+        let fold = u.caseInsensitive
+        var n = 0, p = start
+        var choices = 0
+        while true {
+            walkSteps += 1
+            if walkSteps > matchLimit {
+                throw InterlockError(.limit, "matching stopped: the match limit was exceeded")
             }
-            return false
-        }
-        let start = p + 1
-        let end = segmentEnd(start)
-        let length = end - start
-        if node.edgeCount > 0 {
-            let fold = u.caseInsensitive
-            let first = length > 0 ? (fold ? lowercased(subject[start]) : subject[start]) : 0
-            let last = length > 0 ? (fold ? lowercased(subject[end - 1]) : subject[end - 1]) : 0
-            let mask = Int(node.slotMask)
-            var slot = SimpleUnit.slot(first: first, last: last, length: length) & mask
-            while true {
-                let e = Int(u.slots[Int(node.firstSlot) + slot]) - 1
-                if e < 0 { break }
-                let edge = u.edges[e]
-                if Int(edge.keyLength) == length,
-                   length == 0 || sameKey(u.keyBytes + Int(edge.keyStart), start, length, fold) {
-                    if try walk(u, node: Int(edge.target), at: end) { return true }
-                    break   // literal siblings differ: no other can match
+            let node = nodes + n
+            if subject[p] == newline {
+                let first = Int(node.pointee.firstLeaf)
+                for i in first..<(first + Int(node.pointee.leafCount)) {
+                    if enumerating {
+                        noteAllowed(u.leaves[i].route)
+                        continue
+                    }
+                    if methodLength > 0, let m = u.methods[i],
+                       u.methodLengths[i] != methodLength || memcmp(m, subject + methodStart, methodLength) != 0 { continue }
+                    record(u.records + i)
+                    return true
                 }
-                slot = (slot + 1) & mask
+            } else {
+                let segment = p + 1
+                let end = segmentEnd(segment)
+                let length = end - segment
+                var next = -1
+                if node.pointee.edgeCount > 0 {
+                    let first = length > 0 ? (fold ? lowercased(subject[segment]) : subject[segment]) : 0
+                    let last = length > 0 ? (fold ? lowercased(subject[end - 1]) : subject[end - 1]) : 0
+                    let mask = Int(node.pointee.slotMask)
+                    let base = slots + Int(node.pointee.firstSlot)
+                    var slot = SimpleUnit.slot(first: first, last: last, length: length) & mask
+                    while true {
+                        let e = Int(base[slot]) - 1
+                        if e < 0 { break }
+                        let edge = edges + e
+                        if Int(edge.pointee.keyLength) == length,
+                           length == 0 || sameKey(keys + Int(edge.pointee.keyStart), segment, length, fold) {
+                            next = Int(edge.pointee.target)
+                            break   // literal siblings differ: no other can match
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                }
+                if node.pointee.parameter >= 0 && length > 0 {
+                    if next >= 0 {
+                        choiceNode[choices] = n; choiceAt[choices] = p; choiceSpans[choices] = spanCount
+                        choices += 1
+                    } else {
+                        spanStart[spanCount] = segment; spanEnd[spanCount] = end
+                        spanCount += 1
+                        next = Int(node.pointee.parameter)
+                    }
+                }
+                if next >= 0 { n = next; p = end; continue }
             }
-        }
-        if node.parameter >= 0 && length > 0 {
-            spanStart[spanCount] = start; spanEnd[spanCount] = end
+            // This branch failed: the parameter child of the latest choice point, if any.
+            guard choices > 0 else { return false }
+            choices -= 1
+            let at = choiceAt[choices]
+            let end = segmentEnd(at + 1)
+            spanCount = choiceSpans[choices]
+            spanStart[spanCount] = at + 1; spanEnd[spanCount] = end
             spanCount += 1
-            if try walk(u, node: Int(node.parameter), at: end) { return true }
-            spanCount -= 1
+            n = Int(nodes[choiceNode[choices]].parameter)
+            p = end
         }
-        return false
     }
 
     /// Where the segment starting at `start` ends: the next "/" or "\n" (the path always ends

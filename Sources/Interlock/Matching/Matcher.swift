@@ -168,7 +168,10 @@ public final class Matcher {
                 throw InterlockError(.invalidArgument, method.isEmpty ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
             }
             for (i, c) in method.enumerated() {
-                guard isTokenChar(c) else { throw InterlockError(.invalidArgument, "invalid character in method", offset: i) }
+                // Upper-case letters first: every common method is made of them.
+                guard c &- 0x41 < 26 || isTokenChar(c) else {
+                    throw InterlockError(.invalidArgument, "invalid character in method", offset: i)
+                }
                 subject[n] = c; n += 1
             }
         }
@@ -342,7 +345,7 @@ public final class Matcher {
                         continue
                     }
                     if methodLength > 0, let m = u.methods[i],
-                       u.methodLengths[i] != methodLength || memcmp(m, subject + methodStart, methodLength) != 0 { continue }
+                       u.methodLengths[i] != methodLength || !sameBytes(m, subject + methodStart, methodLength) { continue }
                     record(u.records + i)
                     return true
                 }
@@ -408,6 +411,13 @@ public final class Matcher {
         }
     }
 
+    /// Methods are short: a loop beats a call to memcmp.
+    @inline(__always) private func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let a = a.assumingMemoryBound(to: UInt8.self)
+        for j in 0..<n where a[j] != b[j] { return false }
+        return true
+    }
+
     /// Segments are short: a loop beats a call to memcmp.
     @inline(__always) private func sameKey(_ key: UnsafePointer<UInt8>, _ at: Int, _ n: Int, _ fold: Bool) -> Bool {
         let s = subject + at
@@ -446,6 +456,17 @@ public final class Matcher {
                 if s == unset { s = 0; e = 0 }
             }
             valueStart[i] = o
+            if !spans.pathHasEscapes {
+                // No escapes: copied eight bytes at a time (both buffers have room past the end).
+                let n = e - s
+                var k = 0
+                while k < n {
+                    UnsafeMutableRawPointer(decoded + o + k).storeBytes(
+                        of: UnsafeRawPointer(subject + s + k).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                    k += 8
+                }
+                o += n; s = e
+            }
             while s < e {
                 let c = subject[s]
                 if c == percent {

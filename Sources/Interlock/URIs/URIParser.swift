@@ -18,6 +18,8 @@ struct URISpans {
     var fragment: Range<Int>? = nil
     /// Length of the normalized path written to the output buffer.
     var pathLength = 0
+    /// Whether the normalized path may hold escapes ("%XX"); false when it is plain bytes.
+    var pathHasEscapes = true
 }
 
 /// Schemes whose authority is a host; for every other scheme the authority is the first path
@@ -213,6 +215,7 @@ enum URIParser {
             if strictSlash && end < i { out[o] = slash; o += 1 }   // a trailing slash was there
         }
         spans.pathLength = o
+        spans.pathHasEscapes = false
         return i
     }
 

@@ -73,6 +73,25 @@ struct URITests {
         }
     }
 
+    /// The word-at-a-time comparison the lookup uses for paths and methods: every length up to 40,
+    /// equal, and differing at each position.
+    @Test func sameBytesFindsEveryDifference() {
+        for n in 0...40 {
+            let a = (0..<n).map { UInt8(truncatingIfNeeded: 0x41 + $0 * 7) }
+            a.withUnsafeBufferPointer { pa in
+                var copy = a
+                copy.withUnsafeMutableBufferPointer { pb in
+                    #expect(sameBytes(pa.baseAddress ?? UnsafePointer(bitPattern: 1)!, UnsafePointer(pb.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!), n))
+                    for i in 0..<n {
+                        pb[i] ^= 0x20
+                        #expect(!sameBytes(pa.baseAddress!, UnsafePointer(pb.baseAddress!), n), "length \(n), position \(i)")
+                        pb[i] ^= 0x20
+                    }
+                }
+            }
+        }
+    }
+
     @Test func strictSlashKeepsOneTrailingSlash() throws {
         #expect(try normalize("/a/b/", strict: true).path == "/a/b/")
         #expect(try normalize("/a/b//", strict: true).path == "/a/b/")

@@ -246,7 +246,7 @@ public final class Matcher {
     }
 
     @inline(__always) private func equal(_ bytes: UnsafePointer<UInt8>, _ count: Int, _ range: Range<Int>) -> Bool {
-        count == range.count && memcmp(bytes, subject + range.lowerBound, count) == 0
+        count == range.count && sameBytes(bytes, subject + range.lowerBound, count)
     }
 
     /// `p` is just after the dispatch node's own segment: at "/" or at the "\n" ending the path.
@@ -345,7 +345,7 @@ public final class Matcher {
                         continue
                     }
                     if methodLength > 0, let m = u.methods[i],
-                       u.methodLengths[i] != methodLength || !sameBytes(m, subject + methodStart, methodLength) { continue }
+                       u.methodLengths[i] != methodLength || !sameBytes(m.assumingMemoryBound(to: UInt8.self), subject + methodStart, methodLength) { continue }
                     record(u.records + i)
                     return true
                 }
@@ -409,13 +409,6 @@ public final class Matcher {
             if found != 0 { return e + found.trailingZeroBitCount / 8 }
             e += 8
         }
-    }
-
-    /// Methods are short: a loop beats a call to memcmp.
-    @inline(__always) private func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        let a = a.assumingMemoryBound(to: UInt8.self)
-        for j in 0..<n where a[j] != b[j] { return false }
-        return true
     }
 
     /// Segments are short: a loop beats a call to memcmp.

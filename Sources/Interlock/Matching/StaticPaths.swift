@@ -202,7 +202,7 @@ struct StaticProbe: @unchecked Sendable {
                         if fold {
                             for j in 0..<n where k[j] != lowercased(p[j]) { same = false; break }
                         } else {
-                            same = memcmp(k, p, n) == 0
+                            same = sameBytes(k, p, n)
                         }
                         if same { return bucket.entryRefs[i] }
                     }
@@ -212,5 +212,3 @@ struct StaticProbe: @unchecked Sendable {
         }
     }
 }
-
-@_silgen_name("memcmp") private func memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Int32

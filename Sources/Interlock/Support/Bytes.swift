@@ -131,3 +131,24 @@ public func validateUTF8(_ bytes: UnsafeRawBufferPointer, what: String, code: Er
     }
     if !v.isComplete { throw InterlockError(code, "\(what) is not valid UTF-8", offset: start) }
 }
+
+/// Whether `n` bytes at `a` and `b` are equal, by overlapping word loads (paths and methods are
+/// short, and a call to memcmp costs more than comparing them here).
+@inline(__always) func sameBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+    @inline(__always) func word<T: FixedWidthInteger>(_ p: UnsafePointer<UInt8>, _ at: Int, _: T.Type) -> T {
+        UnsafeRawPointer(p + at).loadUnaligned(as: T.self)
+    }
+    if n >= 8 {
+        var i = 0
+        while i + 8 < n {
+            if word(a, i, UInt64.self) != word(b, i, UInt64.self) { return false }
+            i += 8
+        }
+        return word(a, n - 8, UInt64.self) == word(b, n - 8, UInt64.self)
+    }
+    if n >= 4 {
+        return word(a, 0, UInt32.self) == word(b, 0, UInt32.self) && word(a, n - 4, UInt32.self) == word(b, n - 4, UInt32.self)
+    }
+    for i in 0..<n where a[i] != b[i] { return false }
+    return true
+}

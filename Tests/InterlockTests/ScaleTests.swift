@@ -95,3 +95,37 @@ struct ScaleTests {
         #expect(try r.match("/grow/12/z/leaf1000/more", method: "GET").routeMatch?.routeID == 1_002)
     }
 }
+
+/// The all-literal fast path: its filter never hides a path that has routes, as paths are added
+/// between compilations and the filter grows, and lets few other paths through to the table.
+@Suite("All-literal paths")
+struct StaticPathTests {
+    @Test(arguments: [RouterOptions(), .caseInsensitive])
+    func everyStaticPathIsFoundAndFewOthersReachTheTable(options: RouterOptions) throws {
+        let r = Router(options: options)
+        var paths: [String] = []
+        for batch in 0..<6 {
+            for i in 0..<(500 * (batch + 1)) {
+                let path = "/static/b\(batch)/page\(i)"
+                try r.addRoute("GET \(path)")
+                paths.append(path)
+            }
+            try r.addRoute("GET /dynamic\(batch)/:id")
+            let probe = try r.compiledTable().staticPaths.probe
+            for path in paths {
+                let key = Array((options.contains(.caseInsensitive) ? path.uppercased() : path).utf8)
+                let found = key.withUnsafeBufferPointer { probe.lookup($0.baseAddress!, $0.count) }
+                #expect(found != nil, "\(path) after batch \(batch)")
+            }
+        }
+        // Paths with parameters mostly stop at the filter (about one in sixteen passes it).
+        let probe = try r.compiledTable().staticPaths.probe
+        var passed = 0
+        for i in 0..<4_000 {
+            let key = Array("/dynamic\(i % 6)/value\(i)".utf8)
+            let bit = StaticFilter.bit(pathHash(key, fold: probe.fold), probe.filterMask)
+            if probe.filter![bit >> 6] & (1 << UInt64(bit & 63)) != 0 { passed += 1 }
+        }
+        #expect(passed < 4_000 / 5, "\(passed) of 4,000 passed the filter")
+    }
+}

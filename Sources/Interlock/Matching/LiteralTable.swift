@@ -22,7 +22,7 @@ func segmentHash(_ key: [UInt8]) -> UInt64 {
 /// holds keeps the objects alive).
 enum NodeRef {
     case unit(UnitRef)
-    case simple(Unmanaged<SimpleUnit>)
+    case simple(WalkTable)
     case dispatch(Unmanaged<Dispatch>)
 }
 
@@ -43,7 +43,7 @@ extension CompiledNode {
     var ref: NodeRef {
         switch self {
         case .unit(let u): return .unit(UnitRef(u))
-        case .simple(let u): return .simple(.passUnretained(u))
+        case .simple(let u): return .simple(u.table)
         case .dispatch(let d): return .dispatch(.passUnretained(d))
         }
     }

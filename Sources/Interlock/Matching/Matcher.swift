@@ -46,7 +46,7 @@ public final class Matcher {
     private var tableRoot: CompiledNode? = nil
     // The root again, unmanaged: the lookup path must not touch shared reference counts.
     private var rootUnit: UnitRef? = nil
-    private var rootSimple: Unmanaged<SimpleUnit>? = nil
+    private var rootSimple: WalkTable? = nil
     private var rootDispatch: Unmanaged<Dispatch>? = nil
     /// Holds the static table `staticProbe` reads.
     private var staticPaths = StaticPaths.empty
@@ -130,7 +130,7 @@ public final class Matcher {
         tableRoot = table.root
         switch table.root {
         case .unit(let u): rootUnit = UnitRef(u); rootDispatch = nil; rootSimple = nil
-        case .simple(let u): rootSimple = .passUnretained(u); rootUnit = nil; rootDispatch = nil
+        case .simple(let u): rootSimple = u.table; rootUnit = nil; rootDispatch = nil
         case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil; rootSimple = nil
         }
         staticPaths = table.staticPaths
@@ -224,7 +224,7 @@ public final class Matcher {
         if let u = rootUnit {
             result = Result { () throws(InterlockError) in try run(u, at: 0) }
         } else if let u = rootSimple {
-            result = Result { () throws(InterlockError) in try guaranteed(u) { (u) throws(InterlockError) in try walk(u, at: 0) } }
+            result = Result { () throws(InterlockError) in try walk(u, at: 0) }
         } else if let d = rootDispatch {
             d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
         }
@@ -278,7 +278,7 @@ public final class Matcher {
         case .unit(let u):
             return try run(u, at: p)
         case .simple(let u):
-            return try guaranteed(u) { (u) throws(InterlockError) in try walk(u, at: p) }
+            return try walk(u, at: p)
         case .dispatch(let d):
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {
@@ -326,7 +326,7 @@ public final class Matcher {
     /// parameter child. A loop rather than recursion: when a node offers both children the walk
     /// takes the literal and notes the node as a choice point; when a deeper step fails it resumes
     /// from the latest choice point with the parameter, which is the order recursion would take.
-    private func walk(_ u: SimpleUnit, at start: Int) throws(InterlockError) -> Bool {
+    private func walk(_ u: WalkTable, at start: Int) throws(InterlockError) -> Bool {
         let nodes = u.nodes, slots = u.slots, edges = u.edges, keys = u.keyBytes
         let fold = u.caseInsensitive
         var n = 0, p = start
@@ -341,7 +341,7 @@ public final class Matcher {
                 let first = Int(node.pointee.firstLeaf)
                 for i in first..<(first + Int(node.pointee.leafCount)) {
                     if enumerating {
-                        noteAllowed(u.leaves[i].route)
+                        noteAllowed(u.records[i].route.takeUnretainedValue())
                         continue
                     }
                     if methodLength > 0, let m = u.methods[i],

@@ -25,6 +25,13 @@ final class SimpleUnit: @unchecked Sendable {
         var target: Int32
     }
 
+    /// Where each array lies in the block, at its start: a lookup reaches everything from the block
+    /// alone (see `WalkTable`), never touching this object.
+    struct Header {
+        var nodes: Int32, slots: Int32, edges: Int32, keys: Int32, records: Int32, methods: Int32, methodLengths: Int32
+        var caseInsensitive: Bool
+    }
+
     /// The one allocation the arrays below live in (plain values: nothing to deinitialize).
     private let block: UnsafeMutableRawPointer
     let nodes: UnsafeMutablePointer<Node>
@@ -38,6 +45,9 @@ final class SimpleUnit: @unchecked Sendable {
     /// Owns what the records point to.
     let leaves: [Leaf]
     let caseInsensitive: Bool
+
+    /// What the lookup path reads (valid while this unit lives).
+    var table: WalkTable { WalkTable(base: UnsafeRawPointer(block)) }
 
     /// Whether `node`'s subtree can be walked: literal and plain-parameter segments only, and no
     /// route naming a scheme or host.
@@ -113,32 +123,38 @@ final class SimpleUnit: @unchecked Sendable {
         leaves = leafList
         // Everything in one block, in the order a lookup reads it, so that it touches few cache lines.
         func size<T>(_: T.Type, _ n: Int) -> Int { (MemoryLayout<T>.stride * max(n, 1) + 15) & ~15 }
-        let sizes = [size(Node.self, nodeList.count), size(Int32.self, slotList.count), size(Edge.self, edgeList.count),
-                     size(UInt8.self, keys.count), size(LeafRecord.self, leafList.count),
+        let sizes = [size(Header.self, 1), size(Node.self, nodeList.count), size(Int32.self, slotList.count),
+                     size(Edge.self, edgeList.count), size(UInt8.self, keys.count), size(LeafRecord.self, leafList.count),
                      size(UnsafeRawPointer?.self, leafList.count), size(Int.self, leafList.count)]
         let base = UnsafeMutableRawPointer.allocate(byteCount: sizes.reduce(0, +), alignment: 16)
         block = base
         var at = 0
+        var offsets: [Int32] = []
         func next<T>(_: T.Type, _ i: Int) -> UnsafeMutablePointer<T> {
             defer { at += sizes[i] }
+            offsets.append(Int32(at))
             return (base + at).bindMemory(to: T.self, capacity: sizes[i] / MemoryLayout<T>.stride)
         }
-        nodes = next(Node.self, 0)
+        let header = next(Header.self, 0)
+        nodes = next(Node.self, 1)
         nodes.initialize(from: nodeList, count: nodeList.count)
-        slots = next(Int32.self, 1)
+        slots = next(Int32.self, 2)
         slots.initialize(from: slotList, count: slotList.count)
-        edges = next(Edge.self, 2)
+        edges = next(Edge.self, 3)
         edges.initialize(from: edgeList, count: edgeList.count)
-        keyBytes = next(UInt8.self, 3)
+        keyBytes = next(UInt8.self, 4)
         keyBytes.initialize(from: keys, count: keys.count)
-        records = next(LeafRecord.self, 4)
+        records = next(LeafRecord.self, 5)
         _ = LeafRecord.initialize(records, leafList, groups: [])   // no groups: nothing to free
-        methods = next(UnsafeRawPointer?.self, 5)
-        methodLengths = next(Int.self, 6)
+        methods = next(UnsafeRawPointer?.self, 6)
+        methodLengths = next(Int.self, 7)
         for (i, leaf) in leafList.enumerated() {
             (methods + i).initialize(to: leaf.route.methodCString.map { UnsafeRawPointer($0) })
             (methodLengths + i).initialize(to: leaf.route.pattern.method?.utf8.count ?? 0)
         }
+        header.initialize(to: Header(nodes: offsets[1], slots: offsets[2], edges: offsets[3], keys: offsets[4],
+                                     records: offsets[5], methods: offsets[6], methodLengths: offsets[7],
+                                     caseInsensitive: caseInsensitive))
     }
 
     /// A literal's slot: from its length and its first and last bytes (keys are stored folded on a
@@ -152,4 +168,22 @@ final class SimpleUnit: @unchecked Sendable {
     }
 
     deinit { block.deallocate() }
+}
+
+/// A walked unit as the lookup path reads it: its block, whose header says where each array lies.
+struct WalkTable {
+    let base: UnsafeRawPointer
+
+    private var header: SimpleUnit.Header { base.load(as: SimpleUnit.Header.self) }
+    private func array<T>(_ offset: Int32, _: T.Type) -> UnsafePointer<T> {
+        (base + Int(offset)).assumingMemoryBound(to: T.self)
+    }
+    var nodes: UnsafePointer<SimpleUnit.Node> { array(header.nodes, SimpleUnit.Node.self) }
+    var slots: UnsafePointer<Int32> { array(header.slots, Int32.self) }
+    var edges: UnsafePointer<SimpleUnit.Edge> { array(header.edges, SimpleUnit.Edge.self) }
+    var keyBytes: UnsafePointer<UInt8> { array(header.keys, UInt8.self) }
+    var records: UnsafePointer<LeafRecord> { array(header.records, LeafRecord.self) }
+    var methods: UnsafePointer<UnsafeRawPointer?> { array(header.methods, UnsafeRawPointer?.self) }
+    var methodLengths: UnsafePointer<Int> { array(header.methodLengths, Int.self) }
+    var caseInsensitive: Bool { header.caseInsensitive }
 }

@@ -121,6 +121,56 @@ final class StaticBucket: @unchecked Sendable {
     var items: [(key: [UInt8], entry: StaticEntry)] { Array(zip(keys, entries)) }
 }
 
+/// A bit per hash of every all-literal path (about sixteen bits a path), read before the table: a
+/// lookup whose bit is clear, as are most lookups of paths with parameters, skips the table and
+/// the cache misses it costs on a large router. Immutable once built; a compilation that adds
+/// paths makes a new one.
+final class StaticFilter: @unchecked Sendable {
+    let mask: Int
+    let words: UnsafeMutablePointer<UInt64>
+    let wordCount: Int
+
+    /// The mask of a filter for `paths` paths.
+    static func mask(for paths: Int) -> Int {
+        var bits = 512
+        while bits < 16 * paths { bits <<= 1 }
+        return bits - 1
+    }
+
+    /// A filter with the bits of `previous` (which must have the same mask) and of `hashes`.
+    init(mask: Int, copying previous: StaticFilter?, hashes: [UInt64]) {
+        self.mask = mask
+        wordCount = (mask + 1) / 64
+        words = .allocate(capacity: wordCount)
+        if let previous {
+            words.initialize(from: previous.words, count: wordCount)
+        } else {
+            words.initialize(repeating: 0, count: wordCount)
+        }
+        for h in hashes { set(h) }
+    }
+
+    /// The filter for `tree`'s paths after those in `changed` changed.
+    static func updated(_ previous: StaticFilter, tree: RouteTree, changed: Set<[UInt8]>) -> StaticFilter {
+        let fold = tree.caseInsensitive
+        let mask = StaticFilter.mask(for: tree.staticNodes.count)
+        if previous.mask == mask {
+            return StaticFilter(mask: mask, copying: previous, hashes: changed.map { pathHash($0, fold: fold) })
+        }
+        return StaticFilter(mask: mask, copying: nil, hashes: tree.staticNodes.keys.map { pathHash($0, fold: fold) })
+    }
+
+    private func set(_ h: UInt64) {
+        let bit = StaticFilter.bit(h, mask)
+        words[bit >> 6] |= 1 << UInt64(bit & 63)
+    }
+
+    /// The bit of a hash: bits the bucket and slot choices do not use.
+    @inline(__always) static func bit(_ h: UInt64, _ mask: Int) -> Int { Int(truncatingIfNeeded: h >> 20) & mask }
+
+    deinit { words.deallocate() }
+}
+
 /// The all-literal paths of a compiled table.
 struct StaticPaths: @unchecked Sendable {
     /// Owns the buckets `refs` points to.
@@ -135,20 +185,24 @@ struct StaticPaths: @unchecked Sendable {
         deinit { refs.deallocate() }
     }
     let storage: Storage
+    let filter: StaticFilter
     let caseInsensitive: Bool
     var buckets: [StaticBucket] { storage.buckets }
 
-    init(buckets: [StaticBucket], caseInsensitive: Bool) {
+    init(buckets: [StaticBucket], filter: StaticFilter, caseInsensitive: Bool) {
         storage = Storage(buckets)
+        self.filter = filter
         self.caseInsensitive = caseInsensitive
     }
 
-    static let empty = StaticPaths(buckets: [], caseInsensitive: false)
+    static let empty = StaticPaths(buckets: [], filter: StaticFilter(mask: StaticFilter.mask(for: 0), copying: nil, hashes: []),
+                                   caseInsensitive: false)
 
     /// What a matcher keeps to look paths up with no reference counting; valid while it holds
     /// this table.
     var probe: StaticProbe {
-        StaticProbe(refs: storage.refs, count: storage.buckets.count, fold: caseInsensitive)
+        StaticProbe(refs: storage.refs, count: storage.buckets.count, fold: caseInsensitive,
+                    filter: UnsafePointer(filter.words), filterMask: filter.mask)
     }
 
     /// The table after the paths in `changed` changed (buckets not touched are shared).
@@ -166,13 +220,15 @@ struct StaticPaths: @unchecked Sendable {
                 }
                 buckets[b] = StaticBucket(items, fold: fold)
             }
-            return StaticPaths(buckets: buckets, caseInsensitive: tree.caseInsensitive)
+            return StaticPaths(buckets: buckets, filter: .updated(previous.filter, tree: tree, changed: changed),
+                               caseInsensitive: tree.caseInsensitive)
         }
         var grouped = [[(key: [UInt8], entry: StaticEntry)]](repeating: [], count: count)
         for (key, node) in tree.staticNodes where !node.leaves.isEmpty {
             grouped[LiteralBuckets.bucket(pathHash(key, fold: fold), count: count)].append((key, StaticEntry(node)))
         }
-        return StaticPaths(buckets: grouped.map { StaticBucket($0, fold: fold) }, caseInsensitive: fold)
+        return StaticPaths(buckets: grouped.map { StaticBucket($0, fold: fold) },
+                           filter: .updated(previous.filter, tree: tree, changed: changed), caseInsensitive: fold)
     }
 }
 
@@ -181,13 +237,17 @@ struct StaticProbe: @unchecked Sendable {
     let refs: UnsafeMutablePointer<Unmanaged<StaticBucket>>?
     let count: Int
     let fold: Bool
+    let filter: UnsafePointer<UInt64>?
+    let filterMask: Int
 
-    static let none = StaticProbe(refs: nil, count: 0, fold: false)
+    static let none = StaticProbe(refs: nil, count: 0, fold: false, filter: nil, filterMask: 0)
 
     /// The entry for the path `p[0..<n]`, if it is all-literal and has routes.
     @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Unmanaged<StaticEntry>? {
-        guard let refs, count > 0 else { return nil }
+        guard let refs, count > 0, let filter else { return nil }
         let h = pathHash(p, n, fold: fold)
+        let bit = StaticFilter.bit(h, filterMask)
+        if filter[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return nil }
         return refs[LiteralBuckets.bucket(h, count: count)]._withUnsafeGuaranteedRef { bucket -> Unmanaged<StaticEntry>? in
             var slot = Int(truncatingIfNeeded: h) & bucket.mask
             while true {

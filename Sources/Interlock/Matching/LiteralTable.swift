@@ -56,6 +56,9 @@ final class LiteralTable: @unchecked Sendable {
         var hash: UInt64 = 0          // 0: empty
         var keyStart: Int32 = 0
         var keyLength: Int32 = 0
+        /// The key's first eight bytes, zero-padded: most keys are compared here, without reading
+        /// `keyBytes` (a cache miss on a large table).
+        var head: UInt64 = 0
         var ref: NodeRef? = nil
     }
     private let mask: Int
@@ -77,7 +80,9 @@ final class LiteralTable: @unchecked Sendable {
             let h = segmentHash(k)
             var i = Int(truncatingIfNeeded: h) & (capacity - 1)
             while slots[i].hash != 0 { i = (i + 1) & (capacity - 1) }
-            slots[i] = Slot(hash: h, keyStart: Int32(o), keyLength: Int32(k.count), ref: v.ref)
+            var head: UInt64 = 0
+            for (j, b) in k.prefix(8).enumerated() { head |= UInt64(b) << UInt64(8 * j) }
+            slots[i] = Slot(hash: h, keyStart: Int32(o), keyLength: Int32(k.count), head: head, ref: v.ref)
             (keyBytes + o).initialize(from: k, count: k.count)
             o += k.count
             most = max(most, v.maxCaptures)
@@ -99,9 +104,17 @@ final class LiteralTable: @unchecked Sendable {
             if slot.pointee.hash == 0 { return nil }
             if slot.pointee.hash == h && Int(slot.pointee.keyLength) == n {
                 let k = keyBytes + Int(slot.pointee.keyStart)
-                var same = true
-                for j in 0..<n where k[j] != (lower ? lowercased(p[j]) : p[j]) { same = false; break }
-                if same { return slot.pointee.ref }
+                if lower {
+                    var same = true
+                    for j in 0..<n where k[j] != lowercased(p[j]) { same = false; break }
+                    if same { return slot.pointee.ref }
+                } else {
+                    // The segment's first eight bytes, masked to its length (the subject buffer has
+                    // room past any segment), against the slot's head; then the rest, if longer.
+                    let word = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+                    let head = n >= 8 ? word : word & ((1 << UInt64(8 * n)) &- 1)
+                    if head == slot.pointee.head && (n <= 8 || sameBytes(k + 8, p + 8, n - 8)) { return slot.pointee.ref }
+                }
             }
             i = (i + 1) & mask
         }

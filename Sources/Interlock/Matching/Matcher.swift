@@ -344,9 +344,10 @@ public final class Matcher {
                         noteAllowed(u.records[i].route.takeUnretainedValue())
                         continue
                     }
-                    if methodLength > 0, let m = u.methods[i],
-                       u.methodLengths[i] != methodLength || !sameBytes(m.assumingMemoryBound(to: UInt8.self), subject + methodStart, methodLength) { continue }
-                    record(u.records + i)
+                    let leaf = u.records + i
+                    if methodLength > 0, let m = leaf.pointee.method, Int(leaf.pointee.methodLength) != methodLength
+                        || !sameBytes(m.assumingMemoryBound(to: UInt8.self), subject + methodStart, methodLength) { continue }
+                    record(leaf)
                     return true
                 }
             } else {

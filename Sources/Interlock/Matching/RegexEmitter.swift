@@ -28,6 +28,9 @@ struct LeafRecord {
     /// captured by dispatch nodes above), and in which groups.
     let groupCount: Int32
     let inline: (Int32, Int32, Int32, Int32)
+    /// The route's method (owned by the route, shared per router) and its length; nil for any.
+    let methodLength: Int32
+    let method: UnsafeRawPointer?
     let overflow: UnsafeMutablePointer<Int32>?
     /// `names`' storage, offsets and lengths (owned by `names`).
     let nameStorage: UnsafeMutablePointer<CChar>
@@ -42,6 +45,8 @@ struct LeafRecord {
         groupCount = Int32(groups.count)
         func at(_ i: Int) -> Int32 { i < groups.count ? groups[i] : 0 }
         inline = (at(0), at(1), at(2), at(3))
+        method = leaf.route.methodCString.map { UnsafeRawPointer($0) }
+        methodLength = Int32(leaf.route.pattern.method?.utf8.count ?? 0)
         self.overflow = overflow
         nameStorage = leaf.names.storage
         nameOffsets = leaf.names.offsets

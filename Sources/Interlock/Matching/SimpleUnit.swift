@@ -28,7 +28,7 @@ final class SimpleUnit: @unchecked Sendable {
     /// Where each array lies in the block, at its start: a lookup reaches everything from the block
     /// alone (see `WalkTable`), never touching this object.
     struct Header {
-        var nodes: Int32, slots: Int32, edges: Int32, keys: Int32, records: Int32, methods: Int32, methodLengths: Int32
+        var nodes: Int32, slots: Int32, edges: Int32, keys: Int32, records: Int32
         var caseInsensitive: Bool
     }
 
@@ -39,9 +39,6 @@ final class SimpleUnit: @unchecked Sendable {
     let slots: UnsafeMutablePointer<Int32>
     let keyBytes: UnsafeMutablePointer<UInt8>
     let records: UnsafeMutablePointer<LeafRecord>
-    /// Per leaf: its method's bytes (owned by the route), or nil for any method.
-    let methods: UnsafeMutablePointer<UnsafeRawPointer?>
-    let methodLengths: UnsafeMutablePointer<Int>
     /// Owns what the records point to.
     let leaves: [Leaf]
     let caseInsensitive: Bool
@@ -124,8 +121,7 @@ final class SimpleUnit: @unchecked Sendable {
         // Everything in one block, in the order a lookup reads it, so that it touches few cache lines.
         func size<T>(_: T.Type, _ n: Int) -> Int { (MemoryLayout<T>.stride * max(n, 1) + 15) & ~15 }
         let sizes = [size(Header.self, 1), size(Node.self, nodeList.count), size(Int32.self, slotList.count),
-                     size(Edge.self, edgeList.count), size(UInt8.self, keys.count), size(LeafRecord.self, leafList.count),
-                     size(UnsafeRawPointer?.self, leafList.count), size(Int.self, leafList.count)]
+                     size(Edge.self, edgeList.count), size(UInt8.self, keys.count), size(LeafRecord.self, leafList.count)]
         let base = UnsafeMutableRawPointer.allocate(byteCount: sizes.reduce(0, +), alignment: 16)
         block = base
         var at = 0
@@ -146,15 +142,8 @@ final class SimpleUnit: @unchecked Sendable {
         keyBytes.initialize(from: keys, count: keys.count)
         records = next(LeafRecord.self, 5)
         _ = LeafRecord.initialize(records, leafList, groups: [])   // no groups: nothing to free
-        methods = next(UnsafeRawPointer?.self, 6)
-        methodLengths = next(Int.self, 7)
-        for (i, leaf) in leafList.enumerated() {
-            (methods + i).initialize(to: leaf.route.methodCString.map { UnsafeRawPointer($0) })
-            (methodLengths + i).initialize(to: leaf.route.pattern.method?.utf8.count ?? 0)
-        }
         header.initialize(to: Header(nodes: offsets[1], slots: offsets[2], edges: offsets[3], keys: offsets[4],
-                                     records: offsets[5], methods: offsets[6], methodLengths: offsets[7],
-                                     caseInsensitive: caseInsensitive))
+                                     records: offsets[5], caseInsensitive: caseInsensitive))
     }
 
     /// A literal's slot: from its length and its first and last bytes (keys are stored folded on a
@@ -183,7 +172,5 @@ struct WalkTable {
     var edges: UnsafePointer<SimpleUnit.Edge> { array(header.edges, SimpleUnit.Edge.self) }
     var keyBytes: UnsafePointer<UInt8> { array(header.keys, UInt8.self) }
     var records: UnsafePointer<LeafRecord> { array(header.records, LeafRecord.self) }
-    var methods: UnsafePointer<UnsafeRawPointer?> { array(header.methods, UnsafeRawPointer?.self) }
-    var methodLengths: UnsafePointer<Int> { array(header.methodLengths, Int.self) }
     var caseInsensitive: Bool { header.caseInsensitive }
 }

@@ -331,9 +331,12 @@ public final class Matcher {
         let fold = u.caseInsensitive
         var n = 0, p = start
         var choices = 0
+        // Steps are counted in a local and added to the lookup's count when the walk ends.
+        var steps = walkSteps
+        defer { walkSteps = steps }
         while true {
-            walkSteps += 1
-            if walkSteps > matchLimit {
+            steps += 1
+            if steps > matchLimit {
                 throw InterlockError(.limit, "matching stopped: the match limit was exceeded")
             }
             let node = nodes + n
@@ -412,15 +415,14 @@ public final class Matcher {
         }
     }
 
-    /// Segments are short: a loop beats a call to memcmp.
+    /// Segments are short: compared here rather than by a call to memcmp.
     @inline(__always) private func sameKey(_ key: UnsafePointer<UInt8>, _ at: Int, _ n: Int, _ fold: Bool) -> Bool {
         let s = subject + at
         if fold {
             for j in 0..<n where key[j] != lowercased(s[j]) { return false }
-        } else {
-            for j in 0..<n where key[j] != s[j] { return false }
+            return true
         }
-        return true
+        return sameBytes(key, s, n)
     }
 
     @inline(__always) static func markIndex(_ mark: UnsafePointer<UInt8>) -> Int {
@@ -438,7 +440,8 @@ public final class Matcher {
         nameLengths = r.pointee.nameLengths
         let count = Int(r.pointee.parameterCount)
         let fromSpans = count - Int(r.pointee.groupCount)
-        let ovector = pcre2_get_ovector_pointer_8(matchData)!
+        // Walked units and static paths capture nothing: their values are all spans.
+        let ovector = fromSpans < count ? pcre2_get_ovector_pointer_8(matchData) : nil
         var o = 0
         for i in 0..<count {
             var s: Int, e: Int
@@ -446,7 +449,7 @@ public final class Matcher {
                 s = spanStart[i]; e = spanEnd[i]
             } else {
                 let g = r.pointee.group(i - fromSpans)
-                s = ovector[2 * g]; e = ovector[2 * g + 1]
+                s = ovector![2 * g]; e = ovector![2 * g + 1]
                 if s == unset { s = 0; e = 0 }
             }
             valueStart[i] = o

@@ -177,8 +177,10 @@ enum URIParser {
     }
 
     /// The common case: a path of ASCII path bytes and single slashes, with no segment starting
-    /// with "." (so no dot segment), is already normalized but for a trailing slash. It is scanned
-    /// without copying, then copied at once. Returns nil, having decided nothing, for any other path.
+    /// with "." (so no dot segment), is already normalized but for a trailing slash. The rest of
+    /// the input is copied after a "/" and scanned in place, ended by a NUL byte no path byte is,
+    /// so the scan tests one condition per byte. Returns nil, having decided nothing, for any other
+    /// path (what it wrote to `out` is then overwritten).
     @inline(__always) private static func plainPath(
         _ input: UnsafeRawBufferPointer, from start: Int, strictSlash: Bool,
         into out: UnsafeMutablePointer<UInt8>, spans: inout URISpans
@@ -186,37 +188,35 @@ enum URIParser {
         let n = input.count
         guard let bytes = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else { spans.pathLength = 0; return 0 }
         let fast = fastPathByte
-        var i = start
-        let leadingSlash = i < n && bytes[i] == slash
-        if leadingSlash { i += 1 }
-        var end = i            // the end of the last segment
-        while i < n {
-            let c = bytes[i]
-            if !fast[Int(c)] || c == 0x2E {          // not a plain segment start
-                if c == 0x3F || c == 0x23 { break }   // "?" or "#" right after a slash (or at the start)
+        // The first segment's first byte (a deep link's path has no "/" before it).
+        let body = start < n && bytes[start] == slash ? start + 1 : start
+        let count = n - body
+        out[0] = slash
+        UnsafeMutableRawPointer(out + 1).copyMemory(from: bytes + body, byteCount: count)
+        let last = 1 + count        // where the sentinel is
+        out[last] = 0
+        var q = 1                   // the scan, in `out`
+        var end = 1                 // the end of the last segment
+        while true {
+            let c = out[q]
+            if !fast[Int(c)] || c == 0x2E {                       // not a plain segment start:
+                if c == 0x3F || c == 0x23 || q == last { break }  // "?", "#" or the end after a slash
                 return nil
             }
-            i += 1
-            while i < n && fast[Int(bytes[i])] { i += 1 }
-            end = i
-            if i == n { break }
-            let d = bytes[i]
-            if d == 0x3F || d == 0x23 { break }
-            if d != slash { return nil }
-            i += 1
+            q += 1
+            while fast[Int(out[q])] { q += 1 }
+            end = q
+            let d = out[q]
+            if d == 0x3F || d == 0x23 || q == last { break }
+            if d != slash { return nil }                          // a NUL byte in the URI among others
+            q += 1
         }
-        // The path is input[start..<end] ("/" added in front of a deep link's first segment).
-        var o = 0
-        if end > start + (leadingSlash ? 1 : 0) {
-            if !leadingSlash { out[0] = slash; o = 1 }
-            let from = input.baseAddress! + start
-            UnsafeMutableRawPointer(out + o).copyMemory(from: from, byteCount: end - start)
-            o += end - start
-            if strictSlash && end < i { out[o] = slash; o += 1 }   // a trailing slash was there
-        }
+        // The path is out[0..<end], or "" for the root.
+        var o = end > 1 ? end : 0
+        if o > 0 && strictSlash && end < q { out[o] = slash; o += 1 }   // a trailing slash was there
         spans.pathLength = o
         spans.pathHasEscapes = false
-        return i
+        return body + (q - 1)
     }
 
     /// Writes the normalized path; returns the offset of '?', '#' or the end.

@@ -51,8 +51,9 @@ nonisolated(unsafe) private let fastPathByte: UnsafePointer<Bool> = {  // writte
 }()
 
 enum URIParser {
-    /// The output buffer must hold `3 * input.count + 1` bytes (every byte may become an escape).
-    static func outputCapacity(for length: Int) -> Int { 3 * length + 1 }
+    /// The output buffer must hold `3 * input.count + 2` bytes (every byte may become an escape;
+    /// the plain-path scan adds a "/" and a sentinel to a copy of the input).
+    static func outputCapacity(for length: Int) -> Int { 3 * length + 2 }
 
     /// Parses `input`, writing the normalized path ("" for the root, else "/a/b") to `out`.
     /// (`plainFastPath` false forces the general normalizer: tests compare the two.)

@@ -160,6 +160,7 @@ public final class Matcher {
         try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans)
 
         // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free.
+        let subject = self.subject   // a local: stores through it need not reload the property
         var n = spans.pathLength
         subject[n] = newline; n += 1
         let methodStart = n
@@ -167,13 +168,17 @@ public final class Matcher {
             guard !method.isEmpty, method.count <= maximumMethodLength else {
                 throw InterlockError(.invalidArgument, method.isEmpty ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
             }
-            for (i, c) in method.enumerated() {
+            var i = 0
+            while i < method.count {
+                let c = method[i]
                 // Upper-case letters first: every common method is made of them.
                 guard c &- 0x41 < 26 || isTokenChar(c) else {
                     throw InterlockError(.invalidArgument, "invalid character in method", offset: i)
                 }
-                subject[n] = c; n += 1
+                subject[n + i] = c
+                i += 1
             }
+            n += i
         }
         let methodLength = n - methodStart
         self.methodStart = methodStart

@@ -155,6 +155,7 @@ final class StaticFilter: @unchecked Sendable {
         let fold = tree.caseInsensitive
         let mask = StaticFilter.mask(for: tree.staticNodes.count)
         if previous.mask == mask {
+            if changed.isEmpty { return previous }
             return StaticFilter(mask: mask, copying: previous, hashes: changed.map { pathHash($0, fold: fold) })
         }
         return StaticFilter(mask: mask, copying: nil, hashes: tree.staticNodes.keys.map { pathHash($0, fold: fold) })
@@ -210,6 +211,7 @@ struct StaticPaths: @unchecked Sendable {
         let count = max(1, LiteralBuckets.bucketCount(for: tree.staticNodes.count) / 2)
         let fold = tree.caseInsensitive
         if previous.buckets.count == count {
+            if changed.isEmpty { return previous }   // a change elsewhere in the tree
             var buckets = previous.buckets
             var touched: [Int: [[UInt8]]] = [:]
             for key in changed { touched[LiteralBuckets.bucket(pathHash(key, fold: fold), count: count), default: []].append(key) }

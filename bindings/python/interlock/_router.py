@@ -341,9 +341,9 @@ class MatchList(Sequence[Optional[Match]]):
         if self._statuses[i] != n.OK:
             return None
         route_id = self._ids[i]
-        pairs = iter(self._text[self._offsets[i]:self._offsets[i + 1]].decode("utf-8").split("\0"))
+        parts = self._text[self._offsets[i]:self._offsets[i + 1]].decode("utf-8").split("\0")
         route_name, pattern = self._router._route_info(route_id)
-        return _new_tuple(Match, (route_id, route_name, pattern, dict(zip(pairs, pairs))))
+        return _new_tuple(Match, (route_id, route_name, pattern, _pairs(parts)))
 
     def route_ids(self) -> list[int]:
         """Every answer's route id at once, 0 where none matched."""
@@ -462,6 +462,11 @@ def _match_params(handle: c_void_p) -> list[tuple[str, str]]:
 
 
 _new_tuple = tuple.__new__
+
+
+def _pairs(parts: list[str]) -> dict[str, str]:
+    """{name: value} from ["name", "value", ..., ""] (a packed parameter text, split)."""
+    return {parts[i]: parts[i + 1] for i in range(0, len(parts) - 1, 2)}
 Destination = Callable[[Request], Any]
 _match_packed = lib.ilk_router_match_packed
 
@@ -600,8 +605,18 @@ class Router:
         if not size:
             params: dict[str, str] = {}
         elif size <= _SLOT_BUFFER:
-            pairs = iter(slot.buffer[:size].decode("utf-8").split("\0"))
-            params = dict(zip(pairs, pairs))      # the trailing "" has no partner and is dropped
+            # "name\0value\0..." split ends with an empty string. Dict displays for up to three
+            # parameters: building a dict from an iterator costs several times more.
+            parts = slot.buffer[:size].decode("utf-8").split("\0")
+            count = len(parts)
+            if count == 3:
+                params = {parts[0]: parts[1]}
+            elif count == 5:
+                params = {parts[0]: parts[1], parts[2]: parts[3]}
+            elif count == 7:
+                params = {parts[0]: parts[1], parts[2]: parts[3], parts[4]: parts[5]}
+            else:
+                params = _pairs(parts)
         else:
             params = dict(_match_params(slot.handle))
         route_name, pattern = self._routes.get(route_id) or self._route_info(route_id)

@@ -122,3 +122,19 @@ def test_closed_router():
     router.close()
     with pytest.raises(interlock.InvalidArgumentError):
         router.match("/a")
+
+
+def test_parameters_of_every_count_come_back_in_order():
+    # Zero to six parameters: the binding builds small dicts one way and larger ones another.
+    router = interlock.Router()
+    for count in range(7):
+        pattern = "/p" + str(count) + "".join(f"/:n{i}" for i in range(count))
+        router.add_route(pattern)
+    for count in range(7):
+        uri = "/p" + str(count) + "".join(f"/v{i}%20x" for i in range(count))
+        expected = {f"n{i}": f"v{i} x" for i in range(count)}
+        found = router.match(uri)
+        assert found is not None and found.params == expected
+        assert list(found.params) == [f"n{i}" for i in range(count)]
+        batch = router.match_many([uri])
+        assert batch[0].params == expected

@@ -138,3 +138,16 @@ def test_parameters_of_every_count_come_back_in_order():
         assert list(found.params) == [f"n{i}" for i in range(count)]
         batch = router.match_many([uri])
         assert batch[0].params == expected
+
+
+def test_match_takes_uris_of_every_length_and_refuses_nul_bytes():
+    # The binding passes short URIs' lengths from a table and longer ones made per call.
+    router = interlock.Router()
+    router.add_route("/a/:x")
+    for size in (0, 1, 255, 256, 257, 1000, 5000):
+        value = "y" * size
+        found = router.match("/a/" + value)
+        assert (found is not None and found.params == {"x": value}) == (size > 0)
+    with pytest.raises(interlock.URIError) as caught:
+        router.match("/a/b\0c")
+    assert caught.value.offset == 4

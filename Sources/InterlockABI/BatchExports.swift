@@ -7,7 +7,31 @@ final class BatchHandle {
     var statuses: [Int32] = []
     var routeIDs: [UInt32] = []
     var offsets: [Int] = [0]
-    var text: [CChar] = []
+    /// The answers' texts, NUL-terminated one after another: a buffer of its own, since appending
+    /// to an array byte ranges of a few bytes each cost more than the lookups.
+    private(set) var text = UnsafeMutablePointer<CChar>.allocate(capacity: 4096)
+    private(set) var textCount = 0
+    private var textCapacity = 4096
+
+    func clearText() { textCount = 0 }
+
+    /// Appends `n` bytes at `p` and a NUL.
+    func appendText(_ p: UnsafePointer<CChar>, _ n: Int) {
+        if textCount + n + 1 > textCapacity {
+            var capacity = textCapacity * 2
+            while capacity < textCount + n + 1 { capacity *= 2 }
+            let grown = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+            grown.initialize(from: text, count: textCount)
+            text.deallocate()
+            text = grown
+            textCapacity = capacity
+        }
+        (text + textCount).initialize(from: p, count: n)
+        text[textCount + n] = 0
+        textCount += n + 1
+    }
+
+    deinit { text.deallocate() }
 }
 
 @_cdecl("ilk_match_batch_new")
@@ -35,12 +59,9 @@ public func ilk_router_match_many(
     b.routeIDs.removeAll(keepingCapacity: true)
     b.offsets.removeAll(keepingCapacity: true)
     b.offsets.append(0)
-    b.text.removeAll(keepingCapacity: true)
+    b.clearText()
     let methodBuffer = method.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
-    func append(_ p: UnsafePointer<CChar>, _ n: Int) {
-        b.text.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
-        b.text.append(0)
-    }
+    func append(_ p: UnsafePointer<CChar>, _ n: Int) { b.appendText(p, n) }
     var start = 0
     while start < urisLength {
         let uri = uris! + start
@@ -70,7 +91,7 @@ public func ilk_router_match_many(
             let message = error.description
             message.withCString { append($0, strlen($0)) }
         }
-        b.offsets.append(b.text.count)
+        b.offsets.append(b.textCount)
     }
     return ILK_OK
 }
@@ -94,7 +115,6 @@ public func ilk_match_batch_arrays(
 @_cdecl("ilk_match_batch_text")
 public func ilk_match_batch_text(_ b: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
     guard let h = handle(b, as: BatchHandle.self) else { length?.pointee = 0; return nil }
-    length?.pointee = h.text.count
-    if h.text.isEmpty { h.text.reserveCapacity(1) }
-    return h.text.withUnsafeBufferPointer { $0.baseAddress } ?? UnsafePointer(bitPattern: 1)
+    length?.pointee = h.textCount
+    return UnsafePointer(h.text)
 }

@@ -473,6 +473,25 @@ static void test_names_headers_and_batches(void) {
   CHECK_EQ_INT(ilk_match_batch_count(NULL), 0);
   CHECK_EQ_INT(ilk_match_batch_arrays(NULL, &statuses, &ids, &offsets), ILK_EINVAL);
   CHECK(ilk_match_batch_text(NULL, &len) == NULL);
+  {
+    /* A batch whose answers' text outgrows the first buffer: every value still reads back. */
+    enum { COUNT = 500 };
+    static char many[COUNT * 40];
+    size_t at = 0;
+    int all = 1;
+    for (int i = 0; i < COUNT; i++) at += (size_t)sprintf(many + at, "/u/value-%030d", i) + 1;
+    CHECK_EQ_INT(ilk_router_match_many(r, "GET", many, at, b), ILK_OK);
+    CHECK_EQ_INT(ilk_match_batch_count(b), COUNT);
+    CHECK_EQ_INT(ilk_match_batch_arrays(b, &statuses, &ids, &offsets), ILK_OK);
+    text = ilk_match_batch_text(b, &len);
+    CHECK(len > 8192);
+    for (int i = 0; i < COUNT; i++) {
+      char want[48];
+      sprintf(want, "value-%030d", i);
+      all &= statuses[i] == ILK_OK && strcmp(text + offsets[i], "id") == 0 && strcmp(text + offsets[i] + 3, want) == 0;
+    }
+    CHECK(all);
+  }
   ilk_match_batch_free(b);
   ilk_match_batch_free(NULL);
   ilk_router_free(r);

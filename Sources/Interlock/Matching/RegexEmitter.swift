@@ -15,9 +15,10 @@
 //                holds only if REGEX matches the segment exactly: never across a "/".
 //   catch-all    (?:/([^\n]*+))?
 
-/// What a lookup needs of a leaf, in one cache line, stored flat in its unit (or static entry):
-/// the winning leaf's answer is read with no pointer chase and no reference count. The owner keeps
-/// the leaf (its route and names) alive; the record only points at them.
+/// What a lookup needs of a leaf, in a couple of cache lines, stored flat in its unit (or static
+/// entry): the leaf's method check and the winning leaf's answer are read with no pointer chase and
+/// no reference count. The owner keeps the leaf (its route and names) alive; the record only points
+/// at them.
 struct LeafRecord {
     /// Capture groups kept inline; a leaf with more reads them all from `overflow`.
     static let inlineGroups = 4

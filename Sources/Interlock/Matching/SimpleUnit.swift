@@ -32,13 +32,8 @@ final class SimpleUnit: @unchecked Sendable {
         var caseInsensitive: Bool
     }
 
-    /// The one allocation the arrays below live in (plain values: nothing to deinitialize).
+    /// The one allocation the header and arrays live in (plain values: nothing to deinitialize).
     private let block: UnsafeMutableRawPointer
-    let nodes: UnsafeMutablePointer<Node>
-    let edges: UnsafeMutablePointer<Edge>
-    let slots: UnsafeMutablePointer<Int32>
-    let keyBytes: UnsafeMutablePointer<UInt8>
-    let records: UnsafeMutablePointer<LeafRecord>
     /// Owns what the records point to.
     let leaves: [Leaf]
     let caseInsensitive: Bool
@@ -132,15 +127,15 @@ final class SimpleUnit: @unchecked Sendable {
             return (base + at).bindMemory(to: T.self, capacity: sizes[i] / MemoryLayout<T>.stride)
         }
         let header = next(Header.self, 0)
-        nodes = next(Node.self, 1)
+        let nodes = next(Node.self, 1)
         nodes.initialize(from: nodeList, count: nodeList.count)
-        slots = next(Int32.self, 2)
+        let slots = next(Int32.self, 2)
         slots.initialize(from: slotList, count: slotList.count)
-        edges = next(Edge.self, 3)
+        let edges = next(Edge.self, 3)
         edges.initialize(from: edgeList, count: edgeList.count)
-        keyBytes = next(UInt8.self, 4)
+        let keyBytes = next(UInt8.self, 4)
         keyBytes.initialize(from: keys, count: keys.count)
-        records = next(LeafRecord.self, 5)
+        let records = next(LeafRecord.self, 5)
         _ = LeafRecord.initialize(records, leafList, groups: [])   // no groups: nothing to free
         header.initialize(to: Header(nodes: offsets[1], slots: offsets[2], edges: offsets[3], keys: offsets[4],
                                      records: offsets[5], caseInsensitive: caseInsensitive))

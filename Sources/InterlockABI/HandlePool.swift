@@ -6,15 +6,12 @@ import Interlock
 // returns the next callback on the same thread may take it: a resolve then allocates no handles.
 
 final class HandlePool {
-    private var requests: [RequestHandle] = []
-    private var responses: [ResponseHandle] = []
-    private var chains: [ChainHandle] = []
-    /// Enough for callbacks nested a few deep (filters calling next, resolves inside callbacks);
-    /// deeper ones allocate.
-    private static let limit = 8
+    private var requests = HandleStack<RequestHandle>()
+    private var responses = HandleStack<ResponseHandle>()
+    private var chains = HandleStack<ChainHandle>()
 
     func request(_ r: Request) -> RequestHandle {
-        guard let h = requests.popLast() else { return RequestHandle(r) }
+        guard let h = requests.pop() else { return RequestHandle(r) }
         h.reuse(for: r)
         return h
     }
@@ -30,10 +27,10 @@ final class HandlePool {
     }
 
     private func lend<H: LendingHandle, R>(
-        _ value: inout H.Value, from stack: inout [H], make: () -> H, _ body: (H) throws -> R
+        _ value: inout H.Value, from stack: inout HandleStack<H>, make: () -> H, _ body: (H) throws -> R
     ) rethrows -> R {
-        let h = stack.popLast() ?? make()
-        defer { if stack.count < HandlePool.limit { stack.append(h) } }
+        let h = stack.pop() ?? make()
+        defer { stack.push(h) }
         return try withUnsafeMutablePointer(to: &value) { p in
             h.borrow(p)
             defer { h.endBorrow() }
@@ -42,7 +39,7 @@ final class HandlePool {
     }
 
     func chain(_ c: FilterChain) -> ChainHandle {
-        guard let h = chains.popLast() else { return ChainHandle(c) }
+        guard let h = chains.pop() else { return ChainHandle(c) }
         h.reuse(for: c)
         return h
     }
@@ -50,12 +47,39 @@ final class HandlePool {
     /// Takes back handles whose call has returned. A request handle keeps its request until it is
     /// reused (a request is small, and it is shared, not copied).
     func recycle(_ h: RequestHandle) {
-        if requests.count < HandlePool.limit { requests.append(h) }
+        requests.push(h)
     }
 
     func recycle(_ h: ChainHandle) {
         h.reuse(for: nil)
-        if chains.count < HandlePool.limit { chains.append(h) }
+        chains.push(h)
+    }
+}
+
+/// Up to eight spare handles, enough for callbacks nested a few deep (filters calling next,
+/// resolves inside callbacks; deeper ones allocate): a fixed buffer of retained references, since
+/// an array's pop and append cost more than the rest of lending a handle.
+struct HandleStack<H: AnyObject>: ~Copyable {
+    private static var capacity: Int { 8 }
+    private let items = UnsafeMutablePointer<Unmanaged<H>>.allocate(capacity: HandleStack.capacity)
+    private var count = 0
+
+    mutating func pop() -> H? {
+        guard count > 0 else { return nil }
+        count -= 1
+        return items[count].takeRetainedValue()
+    }
+
+    /// Keeps `h` for reuse, or lets it go when the stack is full.
+    mutating func push(_ h: H) {
+        guard count < HandleStack.capacity else { return }
+        items[count] = .passRetained(h)
+        count += 1
+    }
+
+    deinit {
+        for i in 0..<count { items[i].release() }
+        items.deallocate()
     }
 }
 

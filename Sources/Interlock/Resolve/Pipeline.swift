@@ -84,22 +84,27 @@ final class PipelineRun {
         while true {
             let (status, request, response) = attempts(created)
             guard case .redirect(let uri) = status else {
-                return Resolution(status: status.final, request: request, response: response,
-                                  redirects: redirects, trace: trace)
+                return finish(status.final, request, response)
             }
             if redirects.count >= global.redirectLimit {
                 note(.redirect, uri, "refused: more than \(global.redirectLimit) redirects")
-                return Resolution(status: .redirectLoop, request: request, response: Response(),
-                                  redirects: redirects, trace: trace)
+                return finish(.redirectLoop, request, Response())
             }
             redirects.append(uri)
             do {
                 created = try withBytes(uri) { (u) throws(InterlockError) in try create(u) }
             } catch {
-                return Resolution(status: .error("redirect to '\(uri)': \(error)"), request: request,
-                                  response: Response(), redirects: redirects, trace: trace)
+                return finish(.error("redirect to '\(uri)': \(error)"), request, Response())
             }
         }
+    }
+
+    /// The resolution, taking the trace and redirects (the run ends here): moved, not copied.
+    private func finish(_ status: ResolveStatus, _ request: Request, _ response: Response) -> Resolution {
+        var trace: [TraceEntry] = [], redirects: [String] = []
+        swap(&trace, &self.trace)
+        swap(&redirects, &self.redirects)
+        return Resolution(status: status, request: request, response: response, redirects: redirects, trace: trace)
     }
 
     /// What one pass ended with, before redirects are followed.

@@ -80,23 +80,22 @@ final class PipelineRun {
 
     /// Stages 2 to 6, with redirects and retries.
     func run(from first: Created) -> Resolution {
-        var created = first
-        while true {
-            let (status, request, response) = attempts(created)
-            guard case .redirect(let uri) = status else {
-                return finish(status.final, request, response)
-            }
+        var (status, request, response) = attempts(first)
+        while case .redirect(let uri) = status {
             if redirects.count >= global.redirectLimit {
                 note(.redirect, uri, "refused: more than \(global.redirectLimit) redirects")
                 return finish(.redirectLoop, request, Response())
             }
             redirects.append(uri)
+            let created: Created
             do {
                 created = try withBytes(uri) { (u) throws(InterlockError) in try create(u) }
             } catch {
                 return finish(.error("redirect to '\(uri)': \(error)"), request, Response())
             }
+            (status, request, response) = attempts(created)
         }
+        return finish(status.final, request, response)
     }
 
     /// The resolution, taking the trace and redirects (the run ends here): moved, not copied.

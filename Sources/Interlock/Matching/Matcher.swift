@@ -363,7 +363,14 @@ public final class Matcher {
                 let end = segmentEnd(segment)
                 let length = end - segment
                 var next = -1
-                if node.pointee.edgeCount > 0 {
+                if node.pointee.edgeCount == 1 {
+                    // One literal child (most nodes deep in a table): compared directly, no hash.
+                    let edge = edges + Int(node.pointee.firstEdge)
+                    if Int(edge.pointee.keyLength) == length,
+                       length == 0 || sameKey(keys + Int(edge.pointee.keyStart), segment, length, fold) {
+                        next = Int(edge.pointee.target)
+                    }
+                } else if node.pointee.edgeCount > 0 {
                     let first = length > 0 ? (fold ? lowercased(subject[segment]) : subject[segment]) : 0
                     let last = length > 0 ? (fold ? lowercased(subject[end - 1]) : subject[end - 1]) : 0
                     let mask = Int(node.pointee.slotMask)

@@ -129,3 +129,43 @@ struct StaticPathTests {
         #expect(passed < 4_000 / 5, "\(passed) of 4,000 passed the filter")
     }
 }
+
+/// Literal children under dispatch nodes are found by a hash of the segment read eight bytes at a
+/// time; on a case-insensitive router the segment is lower-cased a word at a time.
+@Suite("Literal children of large nodes")
+struct LiteralChildrenTests {
+    @Test func wordLowerCasingAgreesWithByteLowerCasing() {
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<20_000 {
+            let w = rng.next()
+            var expected: UInt64 = 0
+            for i in 0..<8 { expected |= UInt64(lowercased(UInt8(truncatingIfNeeded: w >> UInt64(8 * i)))) << UInt64(8 * i) }
+            #expect(asciiLowered(w) == expected, "\(String(w, radix: 16))")
+        }
+    }
+
+    @Test func aSegmentHashesAsItsLowerCasedKeyDoes() {
+        var rng = SplitMix(seed: 9)
+        let alphabet = Array("aZz09-_.~A@[`{".utf8)
+        for _ in 0..<5_000 {
+            let n = Int(rng.next() % 21)
+            let segment = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+            let padded = segment + [UInt8](repeating: 0xFF, count: 8)   // what follows must not count
+            let hashed = padded.withUnsafeBufferPointer { segmentHash($0.baseAddress!, n, lower: true) }
+            #expect(hashed == segmentHash(segment.map(lowercased)), "\(segment)")
+        }
+    }
+
+    @Test(arguments: [RouterOptions(), .caseInsensitive])
+    func thousandsOfLiteralChildrenAreEachFound(options: RouterOptions) throws {
+        let r = Router(options: options)
+        let names = (0..<5_000).map { "Res-\($0)_\(String(repeating: "x", count: $0 % 13))" }
+        for name in names { try r.addRoute("GET /api/\(name)/:id") }
+        for (i, name) in names.enumerated() {
+            let uri = "/api/\(options.contains(.caseInsensitive) && i % 2 == 0 ? name.uppercased() : name)/7"
+            #expect(try r.match(uri, method: "GET").routeMatch?.routeID == RouteID(i + 1), "\(uri)")
+        }
+        #expect(try r.match("/api/res-1_y/7", method: "GET") == .notFound)
+        #expect(r.compiledUnits > 100)   // the children sit under a dispatch node, not in one unit
+    }
+}

@@ -5,17 +5,41 @@
 // that adding a route under a node with 10,000 literal children rebuilds one bucket of about a
 // dozen entries instead of the whole table.
 
-/// FNV-1a over the bytes (ASCII-lower-cased for a case-insensitive router); never 0.
+/// A hash of the bytes (ASCII-lower-cased for a case-insensitive router), eight at a time: one
+/// multiply a word rather than one a byte, which on a table with thousands of literal children
+/// was a chain of dependent multiplies per lookup; never 0.
 @inline(__always) func segmentHash(_ p: UnsafePointer<UInt8>, _ n: Int, lower: Bool) -> UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for i in 0..<n {
-        h = (h ^ UInt64(lower ? lowercased(p[i]) : p[i])) &* 0x100_0000_01b3
+    @inline(__always) func mix(_ h: UInt64, _ w: UInt64) -> UInt64 {
+        let m = (h ^ (lower ? asciiLowered(w) : w)) &* 0xC2B2_AE3D_27D4_EB4F
+        return m ^ (m >> 29)
+    }
+    var h = UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15
+    var i = 0
+    while i + 8 <= n {
+        h = mix(h, UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+        i += 8
+    }
+    if i < n {
+        // The last partial word, read whole and masked: `p` must have 8 readable bytes past `n`.
+        let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+        h = mix(h, w & ((1 << UInt64(8 * (n - i))) &- 1))
     }
     return h | 1
 }
 
+/// `w` with its ASCII upper-case letters lower-cased, eight bytes at once (other bytes, non-ASCII
+/// ones included, unchanged): "A"-"Z" are the bytes at least 0x41 and below 0x5B.
+@inline(__always) func asciiLowered(_ w: UInt64) -> UInt64 {
+    let low7 = w & 0x7F7F_7F7F_7F7F_7F7F
+    let atLeastA = low7 &+ 0x3F3F_3F3F_3F3F_3F3F
+    let pastZ = low7 &+ 0x2525_2525_2525_2525
+    let upper = atLeastA & ~pastZ & ~w & 0x8080_8080_8080_8080
+    return w | (upper >> 2)
+}
+
+/// `segmentHash` of a key held in an array (copied with room for the last word's read).
 func segmentHash(_ key: [UInt8]) -> UInt64 {
-    key.withUnsafeBufferPointer { segmentHash($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count, lower: false) }
+    (key + [UInt8](repeating: 0, count: 8)).withUnsafeBufferPointer { segmentHash($0.baseAddress!, key.count, lower: false) }
 }
 
 /// A compiled node as the lookup path holds it: no reference counting (the table the matcher

@@ -124,6 +124,15 @@ final class CStringStore {
 
     func keep(_ s: String?) -> UnsafePointer<CChar>? { s.map { keep($0) } }
 
+    /// A NUL-terminated copy of `bytes` (which may hold NUL bytes of their own).
+    func keep(_ bytes: [UInt8]) -> UnsafePointer<CChar> {
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        bytes.withUnsafeBytes { if let b = $0.baseAddress { UnsafeMutableRawPointer(p).copyMemory(from: b, byteCount: bytes.count) } }
+        p[bytes.count] = 0
+        pointers.append(p)
+        return UnsafePointer(p)
+    }
+
     /// Frees every string kept so far.
     func clear() {
         for p in pointers { p.deallocate() }
@@ -209,6 +218,13 @@ final class RequestHandle {
 
     enum Field: Int { case uri, method, scheme, host, port, path, fragment, pattern }
 
+    /// A NUL-terminated copy of `bytes`, kept with the handle.
+    func keep(_ bytes: [UInt8]) -> UnsafePointer<CChar> {
+        if store == nil { store = CStringStore() }
+        used = true
+        return store!.keep(bytes)
+    }
+
     /// A C copy of `value`, kept with the handle.
     func keep(_ value: String?) -> UnsafePointer<CChar>? {
         guard let value else { return nil }
@@ -254,7 +270,7 @@ final class RequestHandle {
     func packed() -> (UnsafePointer<CChar>, Int) {
         var text = PackedText()
         text.request(request)
-        return (keep(text.text)!, text.text.utf8.count)
+        return (keep(text.bytes), text.bytes.count)
     }
 }
 
@@ -262,28 +278,54 @@ final class RequestHandle {
 /// NUL bytes; an optional field is '1' and its value, or '0' alone; a list is its count, then its
 /// items.
 struct PackedText {
-    var text = ""
+    /// The text as bytes: appending a string's UTF-8 to an array is a copy, where appending to a
+    /// string and converting counts to strings cost more than the resolve itself.
+    private(set) var bytes: [UInt8] = []
 
-    init() { text.reserveCapacity(256) }
+    init() { bytes.reserveCapacity(256) }
 
-    mutating func put(_ s: String) { text += s; text.append("\0") }
-    mutating func field(_ s: String?) { if let s { text.append("1"); put(s) } else { text.append("0\0") } }
+    mutating func put(_ s: String) {
+        var s = s
+        s.withUTF8 { bytes.append(contentsOf: $0) }
+        bytes.append(0)
+    }
+    mutating func field(_ s: String?) {
+        if let s { bytes.append(0x31); put(s) } else { bytes.append(0x30); bytes.append(0) }
+    }
+    /// A count (not negative), in decimal.
+    mutating func number(_ n: Int) {
+        var divisor = 1
+        while divisor <= n / 10 { divisor *= 10 }
+        var rest = n
+        while divisor > 0 {
+            bytes.append(0x30 + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+        bytes.append(0)
+    }
     mutating func list(_ items: [String]) {
-        put(String(items.count))
+        number(items.count)
         for item in items { put(item) }
     }
-    mutating func pairs(_ items: [(String, String)]) {
-        put(String(items.count))
-        for (a, b) in items { put(a); put(b) }
+    mutating func pairs<S: Sequence>(_ count: Int, _ items: S, _ body: (inout PackedText, S.Element) -> Void) {
+        number(count)
+        for item in items { body(&self, item) }
     }
 
     /// The fields of ilk_request_packed, in its order.
     mutating func request(_ q: Request) {
         field(q.uri); field(q.method); field(q.scheme); field(q.host); field(q.port); field(q.path)
-        field(q.fragment); field(q.route?.pattern.source); field(q.route.map { String($0.id) })
-        pairs(q.parameters.map { ($0.name, $0.value) })
-        pairs(q.query.items.map { ($0.key, $0.value) })
-        pairs(q.metadata.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) })
+        field(q.fragment); field(q.route?.pattern.source)
+        if let route = q.route { bytes.append(0x31); number(Int(route.id)) } else { bytes.append(0x30); bytes.append(0) }
+        let parameters = q.parameters
+        pairs(parameters.count, parameters) { $0.put($1.name); $0.put($1.value) }
+        let query = q.query.items
+        pairs(query.count, query) { $0.put($1.key); $0.put($1.value) }
+        let metadata = q.metadata
+        if metadata.isEmpty { number(0) } else {
+            pairs(metadata.count, metadata.sorted(by: { $0.key < $1.key })) { $0.put($1.key); $0.put($1.value) }
+        }
     }
 }
 
@@ -379,18 +421,17 @@ final class ResultHandle {
     lazy var packed: (UnsafePointer<CChar>, Int) = {
         var text = PackedText()
         let r = resolution
-        text.put(String(r.response.status))
+        if r.response.status < 0 { text.put("-" + String(-r.response.status)) } else { text.number(r.response.status) }
         switch r.status {
         case .error(let message), .aborted(let message): text.field(message)
         default: text.field(nil)
         }
-        text.pairs(r.response.headers.map { ($0.name, $0.value) })
-        text.put(String(r.trace.count))
-        for t in r.trace { text.put(t.stage.rawValue); text.put(t.name); text.put(t.decision) }
+        text.pairs(r.response.headers.count, r.response.headers) { $0.put($1.name); $0.put($1.value) }
+        text.pairs(r.trace.count, r.trace) { $0.put($1.stage.rawValue); $0.put($1.name); $0.put($1.decision) }
         text.list(r.redirects)
         if case .methodNotAllowed(let methods) = r.status { text.list(methods) } else { text.list([]) }
         text.request(r.request)
-        return (store.keep(text.text), text.text.utf8.count)
+        return (store.keep(text.bytes), text.bytes.count)
     }()
 
     /// A C copy of a state value, kept with the result.

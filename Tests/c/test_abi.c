@@ -518,8 +518,47 @@ static void test_resolve_methods(void) {
   ilk_router_free(r);
 }
 
+static int status_from_userdata(const ilk_request *req, ilk_response *res, void *u) {
+  (void)req;
+  return ilk_response_set_status(res, (int)(intptr_t)u);
+}
+
+/* ilk_result_packed writes numbers in decimal: statuses of one to four digits and negative ones,
+ * route ids past nine. */
+static void test_packed_numbers(void) {
+  static const int statuses[] = {0, 7, 200, 404, 1000, -1};
+  static const char *texts[] = {"0", "7", "200", "404", "1000", "-1"};
+  ilk_router *r;
+  ilk_result *res;
+  uint32_t id = 0;
+  char pattern[32], uri[32];
+  ilk_router_new(&r, 0);
+  for (int i = 0; i < 6; i++) {
+    for (int k = 0; k < 3; k++) {   /* ids 1, 2, 3 for the first status, and so on up to 18 */
+      snprintf(pattern, sizeof pattern, "/s%d/k%d", i, k);
+      CHECK_EQ_INT(ilk_router_add_route(r, pattern, status_from_userdata, (void *)(intptr_t)statuses[i], NULL, &id), ILK_OK);
+    }
+  }
+  for (int i = 0; i < 6; i++) {
+    const char *data;
+    size_t len;
+    char want[16];
+    snprintf(uri, sizeof uri, "/s%d/k2", i);
+    CHECK_EQ_INT(resolve(r, NULL, uri, &res), ILK_OK);
+    CHECK_EQ_INT(ilk_result_packed(res, &data, &len), ILK_OK);
+    CHECK_EQ_STR(data, texts[i]);                          /* the status is the first field */
+    snprintf(want, sizeof want, "1%d", 3 * i + 3);         /* the route id is the last field but the lists */
+    int found = 0;
+    for (size_t at = 0; at < len; at += strlen(data + at) + 1) found |= strcmp(data + at, want) == 0;
+    CHECK(found);
+    ilk_result_free(res);
+  }
+  ilk_router_free(r);
+}
+
 int main(void) {
   test_resolve_methods();
+  test_packed_numbers();
   test_names_headers_and_batches();
   test_version_and_errors();
   test_router_lifecycle();

@@ -175,6 +175,14 @@ class Response:
         self.request: Optional[Request] = None
         self._retry = False
 
+    @classmethod
+    def _of(cls, status: int, body: bytes, headers: list[tuple[str, str]]) -> "Response":
+        """A response from values already of the right types (a resolve's result): no checks."""
+        response = cls.__new__(cls)
+        response.status, response.body, response.headers = status, body, headers
+        response.request, response._retry = None, False
+        return response
+
     @property
     def state(self) -> dict[str, Any]:
         """The state of the resolve this response belongs to."""
@@ -215,28 +223,32 @@ class Request:
         return request
 
     def _read(self, parts: list[str], i: int, state: dict[str, Any]) -> None:
-        fields = [None if f == "0" else f[1:] for f in parts[i:i + 9]]
-        self.uri: str = fields[0] or ""
-        self.method: Optional[str] = fields[1]
-        self.scheme: Optional[str] = fields[2]
-        self.host: Optional[str] = fields[3]
-        self.port: Optional[str] = fields[4]
-        self.path: str = fields[5] or "/"
-        self.fragment: Optional[str] = fields[6]
-        self.pattern: Optional[str] = fields[7]
-        self.route_id: Optional[int] = int(fields[8]) if fields[8] else None
+        # Nine fields, each "0" for none or "1" followed by the text; then three counted lists of
+        # pairs (parameters, query, metadata). Written out rather than looped: a resolve reads
+        # this once per callback and once for its result.
+        f = parts[i:i + 9]
+        self.uri: str = f[0][1:] if f[0] != "0" else ""
+        self.method: Optional[str] = f[1][1:] if f[1] != "0" else None
+        self.scheme: Optional[str] = f[2][1:] if f[2] != "0" else None
+        self.host: Optional[str] = f[3][1:] if f[3] != "0" else None
+        self.port: Optional[str] = f[4][1:] if f[4] != "0" else None
+        self.path: str = (f[5][1:] or "/") if f[5] != "0" else "/"
+        self.fragment: Optional[str] = f[6][1:] if f[6] != "0" else None
+        self.pattern: Optional[str] = f[7][1:] if f[7] != "0" else None
+        self.route_id: Optional[int] = int(f[8][1:]) if f[8] != "0" and f[8] != "1" else None
         self.route: Optional[str] = None
-        lists = []
         i += 9
+        lists = []
         for _ in range(3):
             count = int(parts[i])
-            lists.append(list(zip(parts[i + 1:i + 1 + 2 * count:2], parts[i + 2:i + 2 + 2 * count:2])))
+            lists.append(list(zip(parts[i + 1:i + 1 + 2 * count:2], parts[i + 2:i + 2 + 2 * count:2])) if count else [])
             i += 1 + 2 * count
         self.params: dict[str, str] = dict(lists[0])
         self.query = QueryDict(lists[1])
         self.metadata: dict[str, str] = dict(lists[2])
         self.state = state
-        self._seen = (dict(self.params), dict(self.metadata))
+        # What `_sync` compares against: the pairs as read (the dicts above are copies of them).
+        self._seen: tuple[Any, Any] = (lists[0], lists[2])
 
     def redirect(self, uri: str) -> Any:
         """From a filter: `return request.redirect(uri)` runs the pipeline again for `uri`."""
@@ -248,7 +260,7 @@ class Request:
 
     def _sync(self, pointer: int) -> None:
         """Writes changed parameters and metadata back to the library's request."""
-        params, metadata = self._seen
+        params, metadata = dict(self._seen[0]), dict(self._seen[1])
         for k, v in self.params.items():
             if params.get(k) != v:
                 lib.ilk_request_set_param(pointer, _b(k), _b(str(v)))
@@ -258,7 +270,7 @@ class Request:
         for k in metadata:
             if k not in self.metadata:
                 lib.ilk_request_set_metadata(pointer, _b(k), None)
-        self._seen = (dict(self.params), dict(self.metadata))
+        self._seen = (list(self.params.items()), list(self.metadata.items()))
 
     def __repr__(self) -> str:
         return f"Request({self.method or '*'} {self.uri!r}, route={self.route!r}, params={self.params!r})"
@@ -854,7 +866,7 @@ class Router:
         request = Request._unpacked(parts, i, ctx.state)
         if request.route_id:
             request.route = self._route_info(request.route_id)[0]
-        response = Response(status, body, headers)
+        response = Response._of(status, body, headers)
         response.request = request
         return Result(
             status=Status(rc), response=response, route=request.route, route_id=request.route_id,

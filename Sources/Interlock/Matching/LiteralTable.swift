@@ -129,9 +129,7 @@ final class LiteralTable: @unchecked Sendable {
             if slot.pointee.hash == h && Int(slot.pointee.keyLength) == n {
                 let k = keyBytes + Int(slot.pointee.keyStart)
                 if lower {
-                    var same = true
-                    for j in 0..<n where k[j] != lowercased(p[j]) { same = false; break }
-                    if same { return slot.pointee.ref }
+                    if sameBytesFolded(k, p, n) { return slot.pointee.ref }
                 } else {
                     // The segment's first eight bytes, masked to its length (the subject buffer has
                     // room past any segment), against the slot's head; then the rest, if longer.

@@ -429,12 +429,7 @@ public final class Matcher {
 
     /// Segments are short: compared here rather than by a call to memcmp.
     @inline(__always) private func sameKey(_ key: UnsafePointer<UInt8>, _ at: Int, _ n: Int, _ fold: Bool) -> Bool {
-        let s = subject + at
-        if fold {
-            for j in 0..<n where key[j] != lowercased(s[j]) { return false }
-            return true
-        }
-        return sameBytes(key, s, n)
+        fold ? sameBytesFolded(key, subject + at, n) : sameBytes(key, subject + at, n)
     }
 
     @inline(__always) static func markIndex(_ mark: UnsafePointer<UInt8>) -> Int {

@@ -36,7 +36,6 @@ final class SimpleUnit: @unchecked Sendable {
     private let block: UnsafeMutableRawPointer
     /// Owns what the records point to.
     let leaves: [Leaf]
-    let caseInsensitive: Bool
 
     /// What the lookup path reads (valid while this unit lives).
     var table: WalkTable { WalkTable(base: UnsafeRawPointer(block)) }
@@ -57,7 +56,6 @@ final class SimpleUnit: @unchecked Sendable {
     /// literal or a parameter below a dispatch node), node 0 is a node above it whose only child is
     /// the root, so the root's segment is matched like any other.
     init(_ root: TreeNode, caseInsensitive: Bool) {
-        self.caseInsensitive = caseInsensitive
         // Breadth-first numbering; each node's literal edges are contiguous.
         var order: [TreeNode] = [root]
         var index = 0

@@ -128,7 +128,6 @@ final class StaticBucket: @unchecked Sendable {
 final class StaticFilter: @unchecked Sendable {
     let mask: Int
     let words: UnsafeMutablePointer<UInt64>
-    let wordCount: Int
 
     /// The mask of a filter for `paths` paths.
     static func mask(for paths: Int) -> Int {
@@ -140,7 +139,7 @@ final class StaticFilter: @unchecked Sendable {
     /// A filter with the bits of `previous` (which must have the same mask) and of `hashes`.
     init(mask: Int, copying previous: StaticFilter?, hashes: [UInt64]) {
         self.mask = mask
-        wordCount = (mask + 1) / 64
+        let wordCount = (mask + 1) / 64
         words = .allocate(capacity: wordCount)
         if let previous {
             words.initialize(from: previous.words, count: wordCount)
@@ -260,13 +259,7 @@ struct StaticProbe: @unchecked Sendable {
                     let start = bucket.keyStarts[i]
                     if bucket.keyStarts[i + 1] - start == n {
                         let k = bucket.keyBytes + start
-                        var same = true
-                        if fold {
-                            for j in 0..<n where k[j] != lowercased(p[j]) { same = false; break }
-                        } else {
-                            same = sameBytes(k, p, n)
-                        }
-                        if same { return bucket.entryRefs[i] }
+                        if fold ? sameBytesFolded(k, p, n) : sameBytes(k, p, n) { return bucket.entryRefs[i] }
                     }
                 }
                 slot = (slot + 1) & bucket.mask

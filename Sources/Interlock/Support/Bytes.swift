@@ -152,3 +152,10 @@ public func validateUTF8(_ bytes: UnsafeRawBufferPointer, what: String, code: Er
     for i in 0..<n where a[i] != b[i] { return false }
     return true
 }
+
+/// Whether `n` bytes at `s`, ASCII-lower-cased, equal `key` (stored lower-cased): the comparison
+/// of a case-insensitive router's literals and paths.
+@inline(__always) func sameBytesFolded(_ key: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+    for j in 0..<n where key[j] != lowercased(s[j]) { return false }
+    return true
+}

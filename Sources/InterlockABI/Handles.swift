@@ -427,7 +427,8 @@ final class ResultHandle {
         default: text.field(nil)
         }
         text.pairs(r.response.headers.count, r.response.headers) { $0.put($1.name); $0.put($1.value) }
-        text.pairs(r.trace.count, r.trace) { $0.put($1.stage.rawValue); $0.put($1.name); $0.put($1.decision) }
+        let trace = r.trace
+        text.pairs(trace.count, trace) { $0.put($1.stage.rawValue); $0.put($1.name); $0.put($1.decision) }
         text.list(r.redirects)
         if case .methodNotAllowed(let methods) = r.status { text.list(methods) } else { text.list([]) }
         text.request(r.request)

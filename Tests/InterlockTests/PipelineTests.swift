@@ -105,6 +105,45 @@ struct PipelineTests {
         #expect(res.trace.contains(TraceEntry(stage: .filter, name: "move", decision: "redirect /new/7")))
     }
 
+    /// A resolve through a redirect and a retry: more entries than the log keeps inline, names
+    /// from both passes' routes, read after the router is gone.
+    @Test func traceNamesEveryStageAcrossPassesAndOutlivesTheRouter() throws {
+        func resolution(_ uri: String) throws -> Resolution {
+            let r = Router()
+            try r.addRoute("/old/:id") { _, _ in Issue.record("the old destination ran") }
+            let new = try r.addRoute("/new/:id", name: "new", guard: { _ in true }) { _, _ in }
+            try r.addRequestInterceptor(RequestInterceptor(name: "scoped") { _ in .proceed }, route: new)
+            r.addFilter(Filter(name: "move") { req, chain in
+                if req.path.hasPrefix("/old/") { return .redirect("/new/" + req[parameter: "id"]!) }
+                return .proceed(try chain.next(req))
+            })
+            try r.addResponseInterceptor(ResponseInterceptor(name: "again") { _, req in
+                guard req.route != nil, req.state["tries"] == nil else { return .proceed }
+                req.state["tries"] = 1
+                return .retry
+            })
+            r.defaultDestination = { _, _ in }
+            return try r.resolve(uri)
+        }
+        let moved = try resolution("/old/7")
+        #expect(moved.status == .ok)
+        let pass = [TraceEntry(stage: .requestInterceptor, name: "scoped", decision: "continue"),
+                    TraceEntry(stage: .filter, name: "move", decision: "continue"),
+                    TraceEntry(stage: .guard, name: "new", decision: "allow"),
+                    TraceEntry(stage: .destination, name: "new", decision: "ran")]
+        #expect(moved.trace == [TraceEntry(stage: .match, name: "/old/7", decision: "/old/:id"),
+                                TraceEntry(stage: .filter, name: "move", decision: "redirect /new/7"),
+                                TraceEntry(stage: .match, name: "/new/7", decision: "new")]
+                + pass + [TraceEntry(stage: .responseInterceptor, name: "again", decision: "retry"),
+                          TraceEntry(stage: .retry, name: "/new/7", decision: "attempt 2")]
+                + pass + [TraceEntry(stage: .responseInterceptor, name: "again", decision: "continue")])
+        let unmatched = try resolution("/nowhere")
+        #expect(unmatched.trace == [TraceEntry(stage: .match, name: "/nowhere", decision: "no route"),
+                                    TraceEntry(stage: .filter, name: "move", decision: "continue"),
+                                    TraceEntry(stage: .destination, name: "default", decision: "ran"),
+                                    TraceEntry(stage: .responseInterceptor, name: "again", decision: "continue")])
+    }
+
     @Test func redirectLoopsEndAtTheLimit() throws {
         let r = Router()
         try r.addRoute("/a") { _, _ in }

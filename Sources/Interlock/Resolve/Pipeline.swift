@@ -27,24 +27,19 @@ extension Router {
 /// The state of one resolve while it runs. Everything it needs from the router is taken once, at
 /// the start (the global pipeline, a matcher) or once per match (what runs around the route), so
 /// no lock is held while callbacks run and a callback may resolve or add routes.
-final class PipelineRun {
+final class PipelineRun: @unchecked Sendable {
     let router: Router
     let method: String?
     let global: GlobalPipeline
     let pooled: PooledMatcher
     let state = ResolveState()
-    var trace: [TraceEntry] = []
+    var log = TraceLog()
     var redirects: [String] = []
 
     init(router: Router, method: String?) {
         self.router = router
         self.method = method
         (pooled, global) = router.beginResolve()
-        trace.reserveCapacity(8)
-    }
-
-    private func note(_ stage: Stage, _ name: String, _ decision: String) {
-        trace.append(TraceEntry(stage: stage, name: name, decision: decision))
     }
 
     /// Stage 1: the request for `bytes`, and whether a route matched.
@@ -58,15 +53,11 @@ final class PipelineRun {
         }
         let request = matcher.request(method: method, bytes: bytes, matched: outcome == .matched, state: state)
         var parts = RouteParts.empty
-        switch outcome {
-        case .matched:
-            if let route = request.route {
-                parts = router.parts(of: route.id)
-                trace.append(TraceEntry(match: request, decision: route.name ?? route.pattern.source))
-            }
-        case .notFound: trace.append(TraceEntry(match: request, decision: "no route"))
-        case .methodNotAllowed: trace.append(TraceEntry(match: request, decision: "method not allowed"))
+        if outcome == .matched, let route = request.route {
+            parts = router.parts(of: route.id)
+            log.keep(parts)
         }
+        log.matched(request, outcome)
         return Created(request: request, parts: parts, allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
     }
 
@@ -83,7 +74,7 @@ final class PipelineRun {
         var (status, request, response) = attempts(first)
         while case .redirect(let uri) = status {
             if redirects.count >= global.redirectLimit {
-                note(.redirect, uri, "refused: more than \(global.redirectLimit) redirects")
+                log.ran(.redirect, name: uri, "refused: more than \(global.redirectLimit) redirects")
                 return finish(.redirectLoop, request, Response())
             }
             redirects.append(uri)
@@ -98,12 +89,11 @@ final class PipelineRun {
         return finish(status.final, request, response)
     }
 
-    /// The resolution, taking the trace and redirects (the run ends here): moved, not copied.
+    /// The resolution, taking the redirects (the run ends here) and keeping the run for its trace.
     private func finish(_ status: ResolveStatus, _ request: Request, _ response: Response) -> Resolution {
-        var trace: [TraceEntry] = [], redirects: [String] = []
-        swap(&trace, &self.trace)
+        var redirects: [String] = []
         swap(&redirects, &self.redirects)
-        return Resolution(status: status, request: request, response: response, redirects: redirects, trace: trace)
+        return Resolution(status: status, request: request, response: response, redirects: redirects, run: self)
     }
 
     /// What one pass ended with, before redirects are followed.
@@ -142,10 +132,10 @@ final class PipelineRun {
             case .retry:
                 retries += 1
                 if retries > global.retryLimit {
-                    note(.retry, request.uri, "refused: more than \(global.retryLimit) retries")
+                    log.ran(.retry, name: request.uri, "refused: more than \(global.retryLimit) retries")
                     return (.done(.retryLimit), request, Response())
                 }
-                note(.retry, request.uri, "attempt \(retries + 1)")
+                log.ran(.retry, name: request.uri, "attempt \(retries + 1)")
             }
         }
     }
@@ -156,13 +146,13 @@ final class PipelineRun {
             do {
                 switch try leaf.run(&request) {
                 case .proceed:
-                    note(.requestInterceptor, leaf.name, "continue")
+                    log.ran(.requestInterceptor, leaf, .proceed)
                 case .abort(let reason):
-                    note(.requestInterceptor, leaf.name, "abort: \(reason)")
+                    log.ran(.requestInterceptor, leaf, "abort: \(reason)")
                     return .aborted(reason)
                 }
             } catch {
-                note(.requestInterceptor, leaf.name, "error: \(message(error))")
+                log.ran(.requestInterceptor, leaf, "error: \(message(error))")
                 return .error(message(error))
             }
         }
@@ -178,28 +168,28 @@ final class PipelineRun {
         do {
             result = try f.run(request, chain)
         } catch {
-            note(.filter, f.name, "error: \(message(error))")
+            log.ran(.filter, filter: index, "error: \(message(error))")
             throw error
         }
         switch result {
         case .proceed(let downstream):
             return downstream
         case .stop:
-            note(.filter, f.name, "stop")
+            log.ran(.filter, filter: index, .stop)
             return Downstream(outcome: .stopped, response: Response())
         case .redirect(let uri):
-            note(.filter, f.name, "redirect \(uri)")
+            log.ran(.filter, filter: index, "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())
         case .redirectToRoute(let name, let parameters):
             let uri = try router.url(for: name, parameters: parameters)
-            note(.filter, f.name, "redirect \(uri)")
+            log.ran(.filter, filter: index, "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())
         }
     }
 
     /// Filter `index` called `next`: the filters after it, or the terminal stages.
     func next(after index: Int, _ request: Request, _ created: Created) throws -> Downstream {
-        note(.filter, global.filters[index].name, "continue")
+        log.ran(.filter, filter: index, .proceed)
         return try filter(index + 1, request, created)
     }
 
@@ -208,39 +198,36 @@ final class PipelineRun {
         let route = request.route
         // A filter may have changed the request's route: then what runs around it is looked up again.
         let parts = route.map { $0.id == created.request.route?.id ? created.parts : router.parts(of: $0.id) } ?? .empty
+        log.keep(parts)
         let destination: Destination?
-        let destinationName: String
         if let route {
-            let name = route.name ?? route.pattern.source
             if let routeGuard = parts.routeGuard {
                 let ok: Bool
                 do { ok = try routeGuard(request) } catch {
-                    note(.guard, name, "error: \(message(error))")
+                    log.ran(.guard, route: route, "error: \(message(error))")
                     throw error
                 }
-                note(.guard, name, ok ? "allow" : "refuse")
+                log.ran(.guard, route: route, ok ? .allow : .refuse)
                 if !ok {
                     router.setPendingLink(PendingLink(uri: request.uri, method: method))
                     return Downstream(outcome: .guarded, response: Response())
                 }
             }
             destination = parts.destination
-            destinationName = name
         } else if let allowed = created.allowed {
             return Downstream(outcome: .methodNotAllowed(allowed: allowed), response: Response())
         } else if let fallback = global.defaultDestination {
             destination = fallback
-            destinationName = "default"
         } else {
             return Downstream(outcome: .notFound, response: Response())
         }
         var response = Response()
         if let destination {
             do { try destination(request, &response) } catch {
-                note(.destination, destinationName, "error: \(message(error))")
+                log.ran(.destination, route: route, "error: \(message(error))")
                 throw error
             }
-            note(.destination, destinationName, "ran")
+            log.ran(.destination, route: route, .ran)
         }
         // The global response interceptors first, then the route's scope.
         var retry = false
@@ -257,17 +244,17 @@ final class PipelineRun {
         for leaf in leaves {
             let decision: ResponseDecision
             do { decision = try leaf.run(&response, request) } catch {
-                note(.responseInterceptor, leaf.name, "error: \(message(error))")
+                log.ran(.responseInterceptor, leaf, "error: \(message(error))")
                 throw error
             }
             switch decision {
             case .proceed:
-                note(.responseInterceptor, leaf.name, "continue")
+                log.ran(.responseInterceptor, leaf, .proceed)
             case .retry:
-                note(.responseInterceptor, leaf.name, "retry")
+                log.ran(.responseInterceptor, leaf, .retry)
                 retry = true
             case .abort(let reason):
-                note(.responseInterceptor, leaf.name, "abort: \(reason)")
+                log.ran(.responseInterceptor, leaf, "abort: \(reason)")
                 return reason
             }
         }

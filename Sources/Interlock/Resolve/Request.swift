@@ -257,8 +257,10 @@ public struct Resolution: Sendable {
     public var response: Response
     /// The URIs redirected to, in order.
     public var redirects: [String] = []
-    /// One entry per stage that ran.
-    public var trace: [TraceEntry] = []
+    /// One entry per stage that ran, made from the resolve's records when read.
+    public var trace: [TraceEntry] { run.log.entries(filters: run.global.filters) }
+    /// The finished run, which holds the trace's records.
+    let run: PipelineRun
 
     /// The matched route, if any.
     public var route: Route? { request.route }

@@ -144,6 +144,41 @@ struct PipelineTests {
                                     TraceEntry(stage: .responseInterceptor, name: "again", decision: "continue")])
     }
 
+    /// The state is made on first use, here on a copy an interceptor made, and still every request
+    /// of the resolve (the retry's, the redirect's) finds the same one.
+    @Test func stateMadeOnACopyIsSharedByRetriesAndRedirects() throws {
+        let r = Router()
+        try r.addRoute("/a") { _, _ in Issue.record("/a's destination ran") }
+        let seenBy = Mutex<[ObjectIdentifier]>([])
+        try r.addRoute("/b") { request, _ in seenBy.withLock { $0.append(ObjectIdentifier(request.state)) } }
+        try r.addRequestInterceptor(RequestInterceptor(name: "count") { request in
+            request.metadata["tag"] = "x"           // the pipeline's request is shared: this copies it
+            request.state["seen"] = (request.state["seen"] as? Int ?? 0) + 1
+            return .proceed
+        })
+        r.addFilter(Filter(name: "move") { req, chain in
+            req.path == "/a" ? .redirect("/b") : .proceed(try chain.next(req))
+        })
+        try r.addResponseInterceptor(ResponseInterceptor(name: "once") { _, req in
+            guard req.state["retried"] == nil else { return .proceed }
+            req.state["retried"] = true
+            return .retry
+        })
+        let res = try r.resolve("/a")
+        #expect(res.status == .ok)
+        #expect(res.state["seen"] as? Int == 3)     // /a, /b, /b again
+        let seen = seenBy.withLock { $0 }
+        #expect(seen.count == 2 && seen.allSatisfy { $0 == ObjectIdentifier(res.state) })
+        // Another resolve starts its own.
+        #expect(try r.resolve("/a").state !== res.state)
+        // A state set on a request replaces the resolve's for that request and its copies only.
+        var request = Request(uri: "/x")
+        let own = ResolveState()
+        request.state = own
+        let copy = request
+        #expect(copy.state === own && Request(uri: "/x").state !== own)
+    }
+
     @Test func redirectLoopsEndAtTheLimit() throws {
         let r = Router()
         try r.addRoute("/a") { _, _ in }

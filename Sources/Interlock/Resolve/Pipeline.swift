@@ -32,7 +32,6 @@ final class PipelineRun: @unchecked Sendable {
     let method: String?
     let global: GlobalPipeline
     let pooled: PooledMatcher
-    let state = ResolveState()
     var log = TraceLog()
     var redirects: [String] = []
 
@@ -51,7 +50,8 @@ final class PipelineRun: @unchecked Sendable {
         } else {
             outcome = try matcher.match(router, method: nil, uri: bytes)
         }
-        let request = matcher.request(method: method, bytes: bytes, matched: outcome == .matched, state: state)
+        let request = matcher.request(method: method, bytes: bytes, matched: outcome == .matched,
+                                      sharingStateWith: log.firstMatch)
         var parts = RouteParts.empty
         if outcome == .matched, let route = request.route {
             parts = router.parts(of: route.id)

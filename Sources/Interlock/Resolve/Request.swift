@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A request on its way to a destination: the URI as received, its parts after normalization,
 /// and, when a route matched, the route and its decoded parameters.
 ///
@@ -33,15 +35,28 @@ public struct Request: Sendable {
         var method: String?
         var route: Route?
         var metadata: [String: String]
-        var state: ResolveState
+        /// The first request of the resolve this one belongs to (nil: this is it). Its
+        /// `sharedState` is the resolve's state, made on first use: most resolves never use it,
+        /// and every request of the resolve (copies, retries, redirects) finds the same one.
+        let origin: Storage?
+        private let sharedState = AtomicLazyReference<ResolveState>()
+        /// A state set on this request (or the one it was copied from), replacing the resolve's.
+        var assignedState: ResolveState?
 
         /// Takes ownership of `bytes`.
         init(bytes: UnsafeMutableBufferPointer<UInt8>, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
              query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int, fields: Fields?,
-             method: String?, route: Route?, metadata: [String: String], state: ResolveState) {
+             method: String?, route: Route?, metadata: [String: String], origin: Storage?, assignedState: ResolveState?) {
             self.bytes = bytes; pathRange = path; schemeRange = scheme; hostRange = host; portRange = port
             queryRange = query; fragmentRange = fragment; self.names = names; self.values = values
-            self.fields = fields; self.method = method; self.route = route; self.metadata = metadata; self.state = state
+            self.fields = fields; self.method = method; self.route = route; self.metadata = metadata
+            self.origin = origin; self.assignedState = assignedState
+        }
+
+        var state: ResolveState {
+            if let assignedState { return assignedState }
+            let o = origin ?? self
+            return o.sharedState.load() ?? o.sharedState.storeIfNil(ResolveState())
         }
 
         deinit { bytes.deallocate() }
@@ -51,7 +66,7 @@ public struct Request: Sendable {
             _ = duplicate.initialize(from: bytes)
             return Storage(bytes: duplicate, path: pathRange, scheme: schemeRange, host: hostRange, port: portRange,
                     query: queryRange, fragment: fragmentRange, names: names, values: values, fields: fields,
-                    method: method, route: route, metadata: metadata, state: state)
+                    method: method, route: route, metadata: metadata, origin: origin ?? self, assignedState: assignedState)
         }
 
         func text(_ r: Range<Int>?, lower: Bool = false) -> String? {
@@ -100,12 +115,14 @@ public struct Request: Sendable {
     private var storage: Storage
 
     /// A request from the matcher's view of a URI (see `Storage`); takes ownership of `bytes`.
+    /// It shares the state of `resolve`'s requests (another pass of the same resolve), or starts one.
     init(bytes: UnsafeMutableBufferPointer<UInt8>, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
          query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int,
-         method: String?, route: Route?, state: ResolveState) {
+         method: String?, route: Route?, sharingStateWith resolve: Request?) {
         storage = Storage(bytes: bytes, path: path, scheme: scheme, host: host, port: port, query: query,
                           fragment: fragment, names: names, values: values, fields: nil,
-                          method: method, route: route, metadata: [:], state: state)
+                          method: method, route: route, metadata: [:],
+                          origin: resolve.map { $0.storage.origin ?? $0.storage }, assignedState: nil)
     }
 
     /// A request made outside a resolve (to try an interceptor or filter on, say): `uri` taken as
@@ -115,7 +132,7 @@ public struct Request: Sendable {
                           names: [], values: 0,
                           fields: Fields(uri: uri, scheme: nil, host: nil, port: nil, path: "/", query: QueryItems(),
                                          fragment: nil, parameters: []),
-                          method: method, route: nil, metadata: [:], state: ResolveState())
+                          method: method, route: nil, metadata: [:], origin: nil, assignedState: nil)
     }
 
     /// The storage, copied first if another request shares it.
@@ -195,7 +212,7 @@ public struct Request: Sendable {
     /// The state shared by the whole resolve.
     public var state: ResolveState {
         get { storage.state }
-        set { unique.state = newValue }
+        set { unique.assignedState = newValue }
     }
 
     /// The value of the named parameter, if bound.

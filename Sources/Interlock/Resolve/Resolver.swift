@@ -14,7 +14,7 @@ extension Router {
 extension Matcher {
     /// The request for the lookup just made on `bytes`: its parts kept as bytes (see
     /// `Request.Parsed`), made into strings only when read.
-    func request(method: String?, bytes: UnsafeRawBufferPointer, matched: Bool, state: ResolveState) -> Request {
+    func request(method: String?, bytes: UnsafeRawBufferPointer, matched: Bool, sharingStateWith resolve: Request?) -> Request {
         let pathLength = spans.pathLength
         let count = matched ? parameterCount : 0
         var total = bytes.count + pathLength
@@ -35,6 +35,6 @@ extension Matcher {
         return Request(bytes: text, path: uriEnd..<(uriEnd + pathLength),
                        scheme: spans.scheme, host: spans.host, port: spans.port, query: spans.query, fragment: spans.fragment,
                        names: count > 0 ? parameterNames : [], values: values,
-                       method: method, route: matched ? route : nil, state: state)
+                       method: method, route: matched ? route : nil, sharingStateWith: resolve)
     }
 }

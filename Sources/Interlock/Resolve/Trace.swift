@@ -74,7 +74,7 @@ struct TraceLog: @unchecked Sendable {
     private(set) var count = 0
     /// The first pass's matched request (what its match entry names) and route parts (whose
     /// leaves its records point at); the global pipeline is the run's.
-    private var firstMatch: Request? = nil
+    private(set) var firstMatch: Request? = nil
     private var firstParts: RouteParts? = nil
     private var spill: Spill? = nil
 

@@ -86,6 +86,37 @@ struct PipelineTests {
         r.addFilter(Filter(name: "noop") { req, chain in .proceed(try chain.next(req)) })
     }
 
+    @Test func aChainKeptPastItsResolveRunsNothing() throws {
+        let log = Log()
+        let r = Router()
+        try r.addRoute("/a") { _, _ in log.add("destination") }
+        let kept = Mutex<FilterChain?>(nil)
+        r.addFilter(Filter(name: "keeper") { req, chain in
+            kept.withLock { $0 = chain }
+            return .proceed(try chain.next(req))
+        })
+        #expect(try r.resolve("/a").status == .ok)
+        let chain = try #require(kept.withLock { $0 })
+        #expect(throws: InterlockError.self) { try chain.next(Request(uri: "/a")) }
+        #expect(log.all == ["destination"])
+    }
+
+    /// Past 64 filters the once-only rule still holds (their marks are kept apart).
+    @Test func nextTwiceIsCaughtPastSixtyFourFilters() throws {
+        let r = Router()
+        let ran = Mutex(0)
+        try r.addRoute("/a") { _, _ in ran.withLock { $0 += 1 } }
+        for i in 0..<70 { r.addFilter(Filter(name: "f\(i)") { req, chain in .proceed(try chain.next(req)) }) }
+        #expect(try r.resolve("/a").status == .ok)
+        r.addFilter(Filter(name: "last") { req, chain in
+            _ = try chain.next(req)
+            return .proceed(try chain.next(req))
+        })
+        guard case .error(let message) = try r.resolve("/a").status else { Issue.record("expected an error"); return }
+        #expect(message.contains("'last' called next twice"))
+        #expect(ran.withLock { $0 } == 2)
+    }
+
     @Test func redirectsRunThePipelineAgainWithTheSameState() throws {
         let r = Router()
         try r.addRoute("/old/:id") { _, _ in Issue.record("the old destination ran") }

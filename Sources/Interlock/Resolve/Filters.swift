@@ -63,26 +63,23 @@ public struct Filter: Sendable {
     }
 }
 
-/// The rest of the pipeline, as one filter sees it. `next` may be called once.
-public final class FilterChain: @unchecked Sendable {
+/// The rest of the pipeline, as one filter sees it. `next` may be called once, while the filter
+/// runs (or before the resolve moves on: a stored chain called later throws).
+public struct FilterChain: @unchecked Sendable {
     private let run: PipelineRun
     private let index: Int
-    private let created: PipelineRun.Created
-    private var called = false
+    private let attempt: Int
 
-    init(run: PipelineRun, index: Int, created: PipelineRun.Created) {
+    init(run: PipelineRun, index: Int, attempt: Int) {
         self.run = run
         self.index = index
-        self.created = created
+        self.attempt = attempt
     }
 
     /// Runs the rest of the chain (later filters, the guard, the destination and the response
-    /// interceptors) with `request`. Calling it a second time throws and runs nothing.
+    /// interceptors) with `request`. Calling it a second time, or after the attempt it belongs to
+    /// ended, throws and runs nothing.
     public func next(_ request: Request) throws -> Downstream {
-        if called {
-            throw InterlockError(.callback, "filter '\(run.global.filters[index].name)' called next twice; the rest of the chain ran once")
-        }
-        called = true
-        return try run.next(after: index, request, created)
+        try run.next(after: index, attempt: attempt, request)
     }
 }

@@ -34,6 +34,13 @@ final class PipelineRun: @unchecked Sendable {
     let pooled: PooledMatcher
     var log = TraceLog()
     var redirects: [String] = []
+    /// The pass running (its created request and route parts), the number of its attempt, and
+    /// which filters of that attempt called `next`: what a filter's chain reads, so a chain is
+    /// a reference and two numbers.
+    private var pass: Created? = nil
+    private var attempt = 0
+    private var calledNext: UInt64 = 0
+    private var calledNextBeyond64: Set<Int>? = nil
 
     init(router: Router, method: String?) {
         self.router = router
@@ -93,6 +100,8 @@ final class PipelineRun: @unchecked Sendable {
     private func finish(_ status: ResolveStatus, _ request: Request, _ response: Response) -> Resolution {
         var redirects: [String] = []
         swap(&redirects, &self.redirects)
+        pass = nil                      // a chain kept by a filter can no longer run
+        attempt += 1
         return Resolution(status: status, request: request, response: response, redirects: redirects, run: self)
     }
 
@@ -109,7 +118,11 @@ final class PipelineRun: @unchecked Sendable {
 
     private func attempts(_ created: Created) -> (PassStatus, Request, Response) {
         var retries = 0
+        pass = created
         while true {
+            attempt += 1
+            calledNext = 0
+            if calledNextBeyond64 != nil { calledNextBeyond64 = nil }
             var request = created.request   // every attempt starts from the original request
             // The route's scope first, then the global interceptors.
             if let ended = intercept(&request, created.parts.requestLeaves) ?? intercept(&request, global.requestLeaves) {
@@ -163,7 +176,7 @@ final class PipelineRun: @unchecked Sendable {
     func filter(_ index: Int, _ request: Request, _ created: Created) throws -> Downstream {
         guard index < global.filters.count else { return try terminal(request, created) }
         let f = global.filters[index]
-        let chain = FilterChain(run: self, index: index, created: created)
+        let chain = FilterChain(run: self, index: index, attempt: attempt)
         let result: FilterResult
         do {
             result = try f.run(request, chain)
@@ -187,8 +200,24 @@ final class PipelineRun: @unchecked Sendable {
         }
     }
 
-    /// Filter `index` called `next`: the filters after it, or the terminal stages.
-    func next(after index: Int, _ request: Request, _ created: Created) throws -> Downstream {
+    /// Filter `index` of attempt `attempt` called `next`: the filters after it, or the terminal
+    /// stages. Once per filter per attempt, and only while the attempt runs.
+    func next(after index: Int, attempt: Int, _ request: Request) throws -> Downstream {
+        guard attempt == self.attempt, let created = pass else {
+            throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next after its request was resolved; nothing ran")
+        }
+        let already: Bool
+        if index < 64 {
+            already = calledNext & (1 << UInt64(index)) != 0
+            calledNext |= 1 << UInt64(index)
+        } else {
+            var beyond = calledNextBeyond64 ?? []
+            already = !beyond.insert(index).inserted
+            calledNextBeyond64 = beyond
+        }
+        if already {
+            throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next twice; the rest of the chain ran once")
+        }
         log.ran(.filter, filter: index, .proceed)
         return try filter(index + 1, request, created)
     }

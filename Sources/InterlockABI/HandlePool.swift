@@ -95,5 +95,7 @@ extension ResponseHandle: LendingHandle {}
 
 private let pools = ThreadLocal { HandlePool() }
 
-/// This thread's pool.
-func handlePool() -> HandlePool { pools.value }
+/// Runs `body` with this thread's pool (borrowed, see `ThreadLocal.with`).
+@inline(__always) func withHandlePool<R>(_ body: (HandlePool) throws -> R) rethrows -> R {
+    try pools.with(body)
+}

@@ -45,13 +45,14 @@ final class CCallback: @unchecked Sendable {
     /// The callback as a Swift destination.
     var destination: Destination {
         { [self] request, response in
-            let pool = handlePool()
-            let req = pool.request(request)
-            defer { pool.recycle(req) }
-            try pool.borrowing(&response) { res in
-                let rc = function(req.opaque, res.opaque, pointer)
-                if rc != 0 {
-                    throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
+            try withHandlePool { pool in
+                let req = pool.request(request)
+                defer { pool.recycle(req) }
+                try pool.borrowing(&response) { res in
+                    let rc = function(req.opaque, res.opaque, pointer)
+                    if rc != 0 {
+                        throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
+                    }
                 }
             }
         }
@@ -444,6 +445,12 @@ final class ResultHandle {
 @inline(__always) func handle<T: AnyObject>(_ p: OpaquePointer?, as: T.Type) -> T? {
     guard let p else { return nil }
     return Unmanaged<T>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+}
+
+/// Runs `body` with the object behind `p`, borrowed: the caller's handle keeps it alive for the
+/// call, so no reference is taken (on paths a resolve crosses several times).
+@inline(__always) func withHandle<T: AnyObject, R>(_ p: OpaquePointer, as: T.Type, _ body: (T) throws -> R) rethrows -> R {
+    try Unmanaged<T>.fromOpaque(UnsafeRawPointer(p))._withUnsafeGuaranteedRef(body)
 }
 
 @inline(__always) func retained<T: AnyObject>(_ object: T) -> OpaquePointer {

@@ -60,8 +60,7 @@ public func ilk_router_add_filter(
     guard let fn else { return invalid("filter is NULL") }
     let ud = Userdata(userdata, free: freeFn)
     let label = string(name) ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
-    r.router.addFilter(Filter(name: label) { request, chain in
-        let pool = handlePool()
+    r.router.addFilter(Filter(name: label) { request, chain in try withHandlePool { pool in
         let req = pool.request(request), ch = pool.chain(chain)
         defer { pool.recycle(req); pool.recycle(ch) }
         let rc = fn(req.opaque, ch.opaque, ud.pointer)
@@ -83,14 +82,20 @@ public func ilk_router_add_filter(
         default:
             throw CallbackError(message: req.errorMessage ?? "filter '\(label)' returned \(rc)")
         }
-    })
+    } })
     return ILK_OK
 }
 
 @_cdecl("ilk_filter_chain_next")
 public func ilk_filter_chain_next(_ chain: OpaquePointer?, _ request: OpaquePointer?) -> Int32 {
-    guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
-    guard let req = handle(request, as: RequestHandle.self) else { return invalid("request is NULL") }
+    guard let chain else { return invalid("chain is NULL") }
+    guard let request else { return invalid("request is NULL") }
+    return withHandle(chain, as: ChainHandle.self) { ch in
+        withHandle(request, as: RequestHandle.self) { req in next(ch, req) }
+    }
+}
+
+private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
     guard let chain = ch.chain else { return invalid("chain is not in use (it is valid only during the filter's call)") }
     do {
         let d = try chain.next(req.request)
@@ -153,14 +158,13 @@ public func ilk_router_set_guard(
         return ILK_OK
     }
     let ud = Userdata(userdata, free: freeFn)
-    try? r.router.setGuard({ request in
-        let pool = handlePool()
+    try? r.router.setGuard({ request in try withHandlePool { pool in
         let req = pool.request(request)
         defer { pool.recycle(req) }
         let rc = fn(req.opaque, ud.pointer)
         if rc < 0 { throw CallbackError(message: req.errorMessage ?? "guard returned \(rc)") }
         return rc != 0
-    }, for: routeID)
+    } }, for: routeID)
     return ILK_OK
 }
 
@@ -187,14 +191,14 @@ public func ilk_interceptor_new_request(
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
         .request(RequestInterceptor(name: label) { request in
             // The pipeline's request is lent to the callback: its changes land in place.
-            try handlePool().borrowing(&request) { req in
+            try withHandlePool { pool in try pool.borrowing(&request) { req in
                 let rc = fn(req.opaque, ud.pointer)
                 switch rc {
                 case ILK_CONTINUE: return .proceed
                 case ILK_ABORT: return .abort(req.errorMessage ?? "aborted by '\(label)'")
                 default: throw CallbackError(message: req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
                 }
-            }
+            } }
         })
     }
 }
@@ -205,8 +209,7 @@ public func ilk_interceptor_new_response(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
-        .response(ResponseInterceptor(name: label) { response, request in
-            let pool = handlePool()
+        .response(ResponseInterceptor(name: label) { response, request in try withHandlePool { pool in
             let req = pool.request(request)
             defer { pool.recycle(req) }
             return try pool.borrowing(&response) { res in
@@ -218,7 +221,7 @@ public func ilk_interceptor_new_response(
                 default: throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
                 }
             }
-        })
+        } })
     }
 }
 

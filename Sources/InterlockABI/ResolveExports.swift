@@ -8,17 +8,19 @@ public func ilk_router_resolve(
     _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
     out?.pointee = nil
-    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let router else { return invalid("router is NULL") }
     guard let uri else { return invalid("uri is NULL") }
     guard let out else { return invalid("out is NULL") }
     let bytes = UnsafeRawBufferPointer(start: uri, count: uriLength)
-    do {
-        let resolution = try r.router.resolve(bytes: bytes, method: methodString(method))
-        let result = ResultHandle(resolution)
-        out.pointee = retained(result)
-        return result.status
-    } catch {
-        return fail(error)
+    return withHandle(router, as: RouterHandle.self) { r in
+        do throws(InterlockError) {
+            let resolution = try r.router.resolve(bytes: bytes, method: methodString(method))
+            let result = ResultHandle(resolution)
+            out.pointee = retained(result)
+            return result.status
+        } catch {
+            return fail(error)
+        }
     }
 }
 
@@ -98,9 +100,11 @@ private func response(_ p: OpaquePointer?) -> ResponseHandle? { handle(p, as: Re
 
 @_cdecl("ilk_response_set_status")
 public func ilk_response_set_status(_ r: OpaquePointer?, _ status: Int32) -> Int32 {
-    guard let h = response(r) else { return invalid("response is NULL") }
-    h.response.status = Int(status)
-    return ILK_OK
+    guard let r else { return invalid("response is NULL") }
+    return withHandle(r, as: ResponseHandle.self) { h in
+        h.response.status = Int(status)
+        return ILK_OK
+    }
 }
 
 @_cdecl("ilk_response_set_body")

@@ -175,11 +175,10 @@ final class PipelineRun: @unchecked Sendable {
     /// Stage 3: filter `index` and, through its chain, the rest.
     func filter(_ index: Int, _ request: Request, _ created: Created) throws -> Downstream {
         guard index < global.filters.count else { return try terminal(request, created) }
-        let f = global.filters[index]
         let chain = FilterChain(run: self, index: index, attempt: attempt)
         let result: FilterResult
         do {
-            result = try f.run(request, chain)
+            result = try global.filters[index].run(request, chain)
         } catch {
             log.ran(.filter, filter: index, "error: \(message(error))")
             throw error

@@ -366,9 +366,9 @@ final class ResponseHandle {
 final class ResultHandle {
     let resolution: Resolution
     let status: Int32
-    private lazy var store = CStringStore()
-    /// The body, copied on first access into memory that lives as long as the result (never NULL).
-    private var bodyCopy: UnsafeMutableRawPointer? = nil
+    /// What C asked for beyond the status, made on the first such call: one field to release for
+    /// the results (most) that are freed after reading the status.
+    private var exported: Exported? = nil
 
     init(_ resolution: Resolution) {
         self.resolution = resolution
@@ -385,60 +385,87 @@ final class ResultHandle {
         }
     }
 
-    deinit { bodyCopy?.deallocate() }
-
-    var body: UnsafeRawPointer {
-        if let bodyCopy { return UnsafeRawPointer(bodyCopy) }
-        let bytes = resolution.response.body
-        let copy = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        bytes.withUnsafeBytes { if let b = $0.baseAddress { copy.copyMemory(from: b, byteCount: bytes.count) } }
-        bodyCopy = copy
-        return UnsafeRawPointer(copy)
+    private var exports: Exported {
+        if let exported { return exported }
+        let e = Exported(resolution)
+        exported = e
+        return e
     }
 
-    lazy var request = RequestHandle(resolution.request)
-
-    lazy var headers: [(UnsafePointer<CChar>, UnsafePointer<CChar>)] =
-        resolution.response.headers.map { [self] in (self.store.keep($0.name), self.store.keep($0.value)) }
-
-    lazy var allowed: [UnsafePointer<CChar>] = {
-        guard case .methodNotAllowed(let methods) = resolution.status else { return [] }
-        return methods.map { [self] in store.keep($0) }
-    }()
-
-    lazy var error: UnsafePointer<CChar>? = {
-        switch resolution.status {
-        case .error(let message), .aborted(let message): return store.keep(message)
-        default: return nil
-        }
-    }()
-
-    lazy var redirects: [UnsafePointer<CChar>] = resolution.redirects.map { [self] in store.keep($0) }
-
-    lazy var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] =
-        resolution.trace.map { [self] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
-
-    /// Everything but the body as one NUL-separated text (see ilk_result_packed), kept with the result.
-    lazy var packed: (UnsafePointer<CChar>, Int) = {
-        var text = PackedText()
-        let r = resolution
-        if r.response.status < 0 { text.put("-" + String(-r.response.status)) } else { text.number(r.response.status) }
-        switch r.status {
-        case .error(let message), .aborted(let message): text.field(message)
-        default: text.field(nil)
-        }
-        text.pairs(r.response.headers.count, r.response.headers) { $0.put($1.name); $0.put($1.value) }
-        let trace = r.trace
-        text.pairs(trace.count, trace) { $0.put($1.stage.rawValue); $0.put($1.name); $0.put($1.decision) }
-        text.list(r.redirects)
-        if case .methodNotAllowed(let methods) = r.status { text.list(methods) } else { text.list([]) }
-        text.request(r.request)
-        return (store.keep(text.bytes), text.bytes.count)
-    }()
-
+    var body: UnsafeRawPointer { exports.body }
+    var request: RequestHandle { exports.request }
+    var headers: [(UnsafePointer<CChar>, UnsafePointer<CChar>)] { exports.headers }
+    var allowed: [UnsafePointer<CChar>] { exports.allowed }
+    var error: UnsafePointer<CChar>? { exports.error }
+    var redirects: [UnsafePointer<CChar>] { exports.redirects }
+    var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] { exports.trace }
+    var packed: (UnsafePointer<CChar>, Int) { exports.packed }
     /// A C copy of a state value, kept with the result.
-    func state(_ key: String) -> UnsafePointer<CChar>? {
-        resolution.state.string(key).map { store.keep($0) }
+    func state(_ key: String) -> UnsafePointer<CChar>? { exports.state(key) }
+
+    /// The C views of one resolution, each made on first use and kept as long as the result.
+    private final class Exported {
+        let resolution: Resolution
+        private let store = CStringStore()
+        /// The body, copied into memory that lives as long as the result (never NULL).
+        private var bodyCopy: UnsafeMutableRawPointer? = nil
+
+        init(_ resolution: Resolution) { self.resolution = resolution }
+
+        deinit { bodyCopy?.deallocate() }
+
+        var body: UnsafeRawPointer {
+            if let bodyCopy { return UnsafeRawPointer(bodyCopy) }
+            let bytes = resolution.response.body
+            let copy = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+            bytes.withUnsafeBytes { if let b = $0.baseAddress { copy.copyMemory(from: b, byteCount: bytes.count) } }
+            bodyCopy = copy
+            return UnsafeRawPointer(copy)
+        }
+
+        lazy var request = RequestHandle(resolution.request)
+
+        lazy var headers: [(UnsafePointer<CChar>, UnsafePointer<CChar>)] =
+            resolution.response.headers.map { [self] in (self.store.keep($0.name), self.store.keep($0.value)) }
+
+        lazy var allowed: [UnsafePointer<CChar>] = {
+            guard case .methodNotAllowed(let methods) = resolution.status else { return [] }
+            return methods.map { [self] in store.keep($0) }
+        }()
+
+        lazy var error: UnsafePointer<CChar>? = {
+            switch resolution.status {
+            case .error(let message), .aborted(let message): return store.keep(message)
+            default: return nil
+            }
+        }()
+
+        lazy var redirects: [UnsafePointer<CChar>] = resolution.redirects.map { [self] in store.keep($0) }
+
+        lazy var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] =
+            resolution.trace.map { [self] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
+
+        /// Everything but the body as one NUL-separated text (see ilk_result_packed).
+        lazy var packed: (UnsafePointer<CChar>, Int) = {
+            var text = PackedText()
+            let r = resolution
+            if r.response.status < 0 { text.put("-" + String(-r.response.status)) } else { text.number(r.response.status) }
+            switch r.status {
+            case .error(let message), .aborted(let message): text.field(message)
+            default: text.field(nil)
+            }
+            text.pairs(r.response.headers.count, r.response.headers) { $0.put($1.name); $0.put($1.value) }
+            let trace = r.trace
+            text.pairs(trace.count, trace) { $0.put($1.stage.rawValue); $0.put($1.name); $0.put($1.decision) }
+            text.list(r.redirects)
+            if case .methodNotAllowed(let methods) = r.status { text.list(methods) } else { text.list([]) }
+            text.request(r.request)
+            return (store.keep(text.bytes), text.bytes.count)
+        }()
+
+        func state(_ key: String) -> UnsafePointer<CChar>? {
+            resolution.state.string(key).map { store.keep($0) }
+        }
     }
 }
 

@@ -210,6 +210,26 @@ struct PipelineTests {
         #expect(copy.state === own && Request(uri: "/x").state !== own)
     }
 
+    /// A resolution keeps its trace but none of the router's callbacks: what they capture goes
+    /// with the router.
+    @Test func aResolutionDoesNotKeepTheRoutersCallbacks() throws {
+        final class Captured: Sendable {}
+        weak var captured: Captured?
+        var resolution: Resolution?
+        do {
+            let object = Captured()
+            captured = object
+            let r = Router()
+            let id = try r.addRoute("/a", name: "a") { _, _ in _ = object }
+            r.addFilter(Filter(name: "f") { req, chain in _ = object; return .proceed(try chain.next(req)) })
+            try r.addRequestInterceptor(RequestInterceptor(name: "scoped") { _ in _ = object; return .proceed }, route: id)
+            try r.addResponseInterceptor(ResponseInterceptor(name: "global") { _, _ in _ = object; return .proceed })
+            resolution = try r.resolve("/a")
+        }
+        #expect(captured == nil)
+        #expect(resolution?.trace.map(\.name) == ["/a", "scoped", "f", "a", "global"])
+    }
+
     @Test func redirectLoopsEndAtTheLimit() throws {
         let r = Router()
         try r.addRoute("/a") { _, _ in }

@@ -463,6 +463,39 @@ static void test_null_arguments(void) {
   CHECK_EQ_INT(ilk_interceptor_new_validate_status(NULL, 200, 299), ILK_EINVAL);
 }
 
+/* A result keeps its trace, never the router's callbacks: freeing the router frees every
+ * callback's userdata at once, even while a result of it lives, and the trace still reads. */
+static void test_result_outlives_router(void) {
+  ilk_router *r;
+  ilk_interceptor *i;
+  ilk_result *res;
+  frees = 0;
+  CHECK_EQ_INT(ilk_router_new(&r, 0), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/a/:x", dest_mark, NULL, count_free, NULL), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_filter(r, "a-filter-with-a-long-name", filter_mark, "f", count_free), ILK_OK);
+  CHECK_EQ_INT(ilk_interceptor_new_request(&i, "request-side", req_mark, "req", count_free), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_interceptor(r, i, 1), ILK_OK);
+  ilk_interceptor_free(i);
+  CHECK_EQ_INT(ilk_interceptor_new_response(&i, "response-side", res_mark, "res", count_free), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_interceptor(r, i, 0), ILK_OK);
+  ilk_interceptor_free(i);
+  CHECK_EQ_INT(resolve(r, NULL, "/a/1", &res), ILK_OK);
+  ilk_router_free(r);
+  CHECK_EQ_INT(frees, 4);
+  CHECK_EQ_INT((int)ilk_result_trace_count(res), 5);
+  const char *stage, *name, *decision;
+  CHECK_EQ_INT(ilk_result_trace_at(res, 1, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(name, "request-side");
+  CHECK_EQ_INT(ilk_result_trace_at(res, 2, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(name, "a-filter-with-a-long-name");
+  CHECK_EQ_STR(decision, "continue");
+  CHECK_EQ_INT(ilk_result_trace_at(res, 3, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(name, "/a/:x");
+  CHECK_EQ_STR(decision, "ran");
+  ilk_result_free(res);
+  CHECK_EQ_INT(frees, 4);
+}
+
 int main(void) {
   test_order();
   test_filters();
@@ -472,5 +505,6 @@ int main(void) {
   test_logging();
   test_nested_and_url_for();
   test_null_arguments();
+  test_result_outlives_router();
   return check_summary("test_pipeline");
 }

@@ -46,6 +46,7 @@ final class PipelineRun: @unchecked Sendable {
         self.router = router
         self.method = method
         (pooled, global) = router.beginResolve()
+        log.use(global: global.names)
     }
 
     /// Stage 1: the request for `bytes`, and whether a route matched.
@@ -62,7 +63,6 @@ final class PipelineRun: @unchecked Sendable {
         var parts = RouteParts.empty
         if outcome == .matched, let route = request.route {
             parts = router.parts(of: route.id)
-            log.keep(parts)
         }
         log.matched(request, outcome)
         return Created(request: request, parts: parts, allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
@@ -81,7 +81,7 @@ final class PipelineRun: @unchecked Sendable {
         var (status, request, response) = attempts(first)
         while case .redirect(let uri) = status {
             if redirects.count >= global.redirectLimit {
-                log.ran(.redirect, name: uri, "refused: more than \(global.redirectLimit) redirects")
+                log.ran(.redirect, uri: uri, "refused: more than \(global.redirectLimit) redirects")
                 return finish(.redirectLoop, request, Response())
             }
             redirects.append(uri)
@@ -96,13 +96,14 @@ final class PipelineRun: @unchecked Sendable {
         return finish(status.final, request, response)
     }
 
-    /// The resolution, taking the redirects (the run ends here) and keeping the run for its trace.
+    /// The resolution, taking the trace and redirects (the run ends here): moved, not copied.
     private func finish(_ status: ResolveStatus, _ request: Request, _ response: Response) -> Resolution {
-        var redirects: [String] = []
+        var redirects: [String] = [], log = TraceLog()
         swap(&redirects, &self.redirects)
+        swap(&log, &self.log)
         pass = nil                      // a chain kept by a filter can no longer run
         attempt += 1
-        return Resolution(status: status, request: request, response: response, redirects: redirects, run: self)
+        return Resolution(status: status, request: request, response: response, redirects: redirects, log: log)
     }
 
     /// What one pass ended with, before redirects are followed.
@@ -125,7 +126,8 @@ final class PipelineRun: @unchecked Sendable {
             if calledNextBeyond64 != nil { calledNextBeyond64 = nil }
             var request = created.request   // every attempt starts from the original request
             // The route's scope first, then the global interceptors.
-            if let ended = intercept(&request, created.parts.requestLeaves) ?? intercept(&request, global.requestLeaves) {
+            if let ended = intercept(&request, created.parts.requestLeaves, named: created.parts.names)
+                ?? intercept(&request, global.requestLeaves, named: nil) {
                 return (.done(ended), request, Response())
             }
             let downstream: Downstream
@@ -145,27 +147,31 @@ final class PipelineRun: @unchecked Sendable {
             case .retry:
                 retries += 1
                 if retries > global.retryLimit {
-                    log.ran(.retry, name: request.uri, "refused: more than \(global.retryLimit) retries")
+                    log.ran(.retry, uri: request.uri, "refused: more than \(global.retryLimit) retries")
                     return (.done(.retryLimit), request, Response())
                 }
-                log.ran(.retry, name: request.uri, "attempt \(retries + 1)")
+                log.ran(.retry, uri: request.uri, "attempt \(retries + 1)")
             }
         }
     }
 
     /// Stage 2: runs `leaves` on `request`; returns how the resolve ends if one aborts or fails.
-    private func intercept(_ request: inout Request, _ leaves: [RequestInterceptor.Leaf]) -> ResolveStatus? {
-        for leaf in leaves {
+    /// `names` are the route's stage names for a route's leaves, nil for the global ones.
+    private func intercept(_ request: inout Request, _ leaves: [RequestInterceptor.Leaf], named names: StageNames?) -> ResolveStatus? {
+        if leaves.isEmpty { return nil }
+        let scope = names.map { log.scope(of: $0) } ?? -1
+        for (i, leaf) in leaves.enumerated() {
+            let subject = TraceLog.Subject.requestLeaf(scope: scope, i)
             do {
                 switch try leaf.run(&request) {
                 case .proceed:
-                    log.ran(.requestInterceptor, leaf, .proceed)
+                    log.ran(.requestInterceptor, subject, .proceed)
                 case .abort(let reason):
-                    log.ran(.requestInterceptor, leaf, "abort: \(reason)")
+                    log.ran(.requestInterceptor, subject, "abort: \(reason)")
                     return .aborted(reason)
                 }
             } catch {
-                log.ran(.requestInterceptor, leaf, "error: \(message(error))")
+                log.ran(.requestInterceptor, subject, "error: \(message(error))")
                 return .error(message(error))
             }
         }
@@ -180,21 +186,21 @@ final class PipelineRun: @unchecked Sendable {
         do {
             result = try global.filters[index].run(request, chain)
         } catch {
-            log.ran(.filter, filter: index, "error: \(message(error))")
+            log.ran(.filter, .filter(index), "error: \(message(error))")
             throw error
         }
         switch result {
         case .proceed(let downstream):
             return downstream
         case .stop:
-            log.ran(.filter, filter: index, .stop)
+            log.ran(.filter, .filter(index), .stop)
             return Downstream(outcome: .stopped, response: Response())
         case .redirect(let uri):
-            log.ran(.filter, filter: index, "redirect \(uri)")
+            log.ran(.filter, .filter(index), "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())
         case .redirectToRoute(let name, let parameters):
             let uri = try router.url(for: name, parameters: parameters)
-            log.ran(.filter, filter: index, "redirect \(uri)")
+            log.ran(.filter, .filter(index), "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())
         }
     }
@@ -217,7 +223,7 @@ final class PipelineRun: @unchecked Sendable {
         if already {
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next twice; the rest of the chain ran once")
         }
-        log.ran(.filter, filter: index, .proceed)
+        log.ran(.filter, .filter(index), .proceed)
         return try filter(index + 1, request, created)
     }
 
@@ -226,16 +232,15 @@ final class PipelineRun: @unchecked Sendable {
         let route = request.route
         // A filter may have changed the request's route: then what runs around it is looked up again.
         let parts = route.map { $0.id == created.request.route?.id ? created.parts : router.parts(of: $0.id) } ?? .empty
-        log.keep(parts)
         let destination: Destination?
         if let route {
             if let routeGuard = parts.routeGuard {
                 let ok: Bool
                 do { ok = try routeGuard(request) } catch {
-                    log.ran(.guard, route: route, "error: \(message(error))")
+                    log.ran(.guard, log.subject(route: route), "error: \(message(error))")
                     throw error
                 }
-                log.ran(.guard, route: route, ok ? .allow : .refuse)
+                log.ran(.guard, log.subject(route: route), ok ? .allow : .refuse)
                 if !ok {
                     router.setPendingLink(PendingLink(uri: request.uri, method: method))
                     return Downstream(outcome: .guarded, response: Response())
@@ -252,15 +257,15 @@ final class PipelineRun: @unchecked Sendable {
         var response = Response()
         if let destination {
             do { try destination(request, &response) } catch {
-                log.ran(.destination, route: route, "error: \(message(error))")
+                log.ran(.destination, log.subject(route: route), "error: \(message(error))")
                 throw error
             }
-            log.ran(.destination, route: route, .ran)
+            log.ran(.destination, log.subject(route: route), .ran)
         }
         // The global response interceptors first, then the route's scope.
         var retry = false
-        if let aborted = try intercept(&response, request, global.responseLeaves, retry: &retry)
-            ?? intercept(&response, request, parts.responseLeaves, retry: &retry) {
+        if let aborted = try intercept(&response, request, global.responseLeaves, named: nil, retry: &retry)
+            ?? intercept(&response, request, parts.responseLeaves, named: parts.names, retry: &retry) {
             return Downstream(outcome: .aborted(aborted), response: Response())
         }
         return Downstream(outcome: retry ? .retry : .completed, response: response)
@@ -268,21 +273,24 @@ final class PipelineRun: @unchecked Sendable {
 
     /// Stage 6: runs `leaves` on `response`; returns the reason if one aborts.
     private func intercept(_ response: inout Response, _ request: Request, _ leaves: [ResponseInterceptor.Leaf],
-                           retry: inout Bool) throws -> String? {
-        for leaf in leaves {
+                           named names: StageNames?, retry: inout Bool) throws -> String? {
+        if leaves.isEmpty { return nil }
+        let scope = names.map { log.scope(of: $0) } ?? -1
+        for (i, leaf) in leaves.enumerated() {
+            let subject = TraceLog.Subject.responseLeaf(scope: scope, i)
             let decision: ResponseDecision
             do { decision = try leaf.run(&response, request) } catch {
-                log.ran(.responseInterceptor, leaf, "error: \(message(error))")
+                log.ran(.responseInterceptor, subject, "error: \(message(error))")
                 throw error
             }
             switch decision {
             case .proceed:
-                log.ran(.responseInterceptor, leaf, .proceed)
+                log.ran(.responseInterceptor, subject, .proceed)
             case .retry:
-                log.ran(.responseInterceptor, leaf, .retry)
+                log.ran(.responseInterceptor, subject, .retry)
                 retry = true
             case .abort(let reason):
-                log.ran(.responseInterceptor, leaf, "abort: \(reason)")
+                log.ran(.responseInterceptor, subject, "abort: \(reason)")
                 return reason
             }
         }

@@ -17,6 +17,8 @@ final class RouteParts: Sendable {
     let routeGuard: Guard?
     let requestLeaves: [RequestInterceptor.Leaf]
     let responseLeaves: [ResponseInterceptor.Leaf]
+    /// The interceptors' names, for traces.
+    let names: StageNames
 
     init(destination: Destination? = nil, routeGuard: Guard? = nil,
          requestLeaves: [RequestInterceptor.Leaf] = [], responseLeaves: [ResponseInterceptor.Leaf] = []) {
@@ -24,6 +26,7 @@ final class RouteParts: Sendable {
         self.routeGuard = routeGuard
         self.requestLeaves = requestLeaves
         self.responseLeaves = responseLeaves
+        names = StageNames(requestLeaves: requestLeaves, responseLeaves: responseLeaves)
     }
 
     /// Shared by every route that has nothing around it.
@@ -52,6 +55,8 @@ final class GlobalPipeline: Sendable {
     let defaultDestination: Destination?
     let redirectLimit: Int
     let retryLimit: Int
+    /// The filters' and interceptors' names, for traces.
+    let names: StageNames
 
     init(_ c: PipelineConfiguration) {
         filters = c.filters
@@ -60,6 +65,7 @@ final class GlobalPipeline: Sendable {
         defaultDestination = c.defaultDestination
         redirectLimit = c.redirectLimit
         retryLimit = c.retryLimit
+        names = StageNames(filters: c.filters, requestLeaves: c.requestLeaves, responseLeaves: c.responseLeaves)
     }
 }
 

@@ -275,9 +275,9 @@ public struct Resolution: Sendable {
     /// The URIs redirected to, in order.
     public var redirects: [String] = []
     /// One entry per stage that ran, made from the resolve's records when read.
-    public var trace: [TraceEntry] { run.log.entries(filters: run.global.filters) }
-    /// The finished run, which holds the trace's records.
-    let run: PipelineRun
+    public var trace: [TraceEntry] { log.entries }
+    /// What the resolve recorded.
+    let log: TraceLog
 
     /// The matched route, if any.
     public var route: Route? { request.route }

@@ -30,15 +30,30 @@ public struct TraceEntry: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The trace as a resolve records it. Records point at what ran without retaining it: the log
-/// keeps the objects that own those things (the global pipeline, each pass's route parts and
-/// matched request), so the pointers stay valid as long as the log.
+/// The names of what runs at the stages of one pipeline (the global one, or a route's), apart
+/// from the callbacks: what a trace keeps, so that a resolution, which may outlive its router,
+/// never keeps the router's callbacks (and the userdata they free) alive.
+final class StageNames: Sendable {
+    let filters: [String]
+    let requestLeaves: [String]
+    let responseLeaves: [String]
+
+    init(filters: [Filter] = [], requestLeaves: [RequestInterceptor.Leaf], responseLeaves: [ResponseInterceptor.Leaf]) {
+        self.filters = filters.map(\.name)
+        self.requestLeaves = requestLeaves.map(\.name)
+        self.responseLeaves = responseLeaves.map(\.name)
+    }
+}
+
+/// The trace as a resolve records it: plain-value records that name what ran by index into the
+/// stage names of the global pipeline or of a route, or point at a route (kept by the matched
+/// requests the log holds, or by the log).
 struct TraceLog: @unchecked Sendable {
     enum Subject {
-        case request(Int)                                  // index into `matches`
+        case request(Int)                                  // index into the matched requests
         case filter(Int)                                   // index into the global filters
-        case requestLeaf(Unmanaged<RequestInterceptor.Leaf>)
-        case responseLeaf(Unmanaged<ResponseInterceptor.Leaf>)
+        case requestLeaf(scope: Int, Int)                  // scope: -1 global, else a route's names
+        case responseLeaf(scope: Int, Int)
         case route(Unmanaged<Route>)
         case defaultDestination
         case text(Int)                                     // index into `texts`
@@ -65,17 +80,19 @@ struct TraceLog: @unchecked Sendable {
         var texts: [String] = []
         /// The matched requests of passes after the first.
         var laterMatches: [Request] = []
-        /// Owners of what records point at, beyond the first pass's.
-        var owners: [AnyObject] = []
+        /// Route stage names beyond the first route's.
+        var laterScopes: [StageNames] = []
+        /// Routes a record points at that no matched request holds (a filter changed the route).
+        var routes: [Route] = []
     }
 
     private static var inlineCapacity: Int { 8 }
     private var inline = InlineArray<8, Record>(repeating: .unused)
     private(set) var count = 0
-    /// The first pass's matched request (what its match entry names) and route parts (whose
-    /// leaves its records point at); the global pipeline is the run's.
+    /// The global pipeline's names, the first route's (scope 0), and the first matched request.
+    private var global: StageNames? = nil
+    private var firstScope: StageNames? = nil
     private(set) var firstMatch: Request? = nil
-    private var firstParts: RouteParts? = nil
     private var spill: Spill? = nil
 
     private var more: Spill {
@@ -89,19 +106,24 @@ struct TraceLog: @unchecked Sendable {
 
     init() {}
 
+    /// Names the global pipeline's filters and interceptors by.
+    mutating func use(global names: StageNames) { global = names }
+
+    /// The scope under which records name a route's interceptors, keeping `names`.
+    mutating func scope(of names: StageNames) -> Int {
+        if names === firstScope { return 0 }
+        if firstScope == nil { firstScope = names; return 0 }
+        if let i = spill?.laterScopes.firstIndex(where: { $0 === names }) { return i + 1 }
+        more.laterScopes.append(names)
+        return more.laterScopes.count
+    }
+
     private mutating func append(_ record: Record) {
         if count < TraceLog.inlineCapacity { inline[count] = record } else { more.overflow.append(record) }
         count += 1
     }
 
     private func record(at i: Int) -> Record { i < TraceLog.inlineCapacity ? inline[i] : spill!.overflow[i - TraceLog.inlineCapacity] }
-
-    /// Keeps `parts` (whose leaves later records point at) as long as the log.
-    mutating func keep(_ parts: RouteParts) {
-        if parts === RouteParts.empty || parts === firstParts { return }
-        if firstParts == nil { firstParts = parts; return }
-        if !more.owners.contains(where: { $0 === parts }) { more.owners.append(parts) }
-    }
 
     /// The match entry of a pass: `request` as created, and how the lookup ended.
     mutating func matched(_ request: Request, _ outcome: MatchOutcome) {
@@ -121,44 +143,27 @@ struct TraceLog: @unchecked Sendable {
         append(Record(stage: .match, decision: decision, subject: .request(index)))
     }
 
-    mutating func ran(_ stage: Stage, _ leaf: RequestInterceptor.Leaf, _ decision: Decision) {
-        append(Record(stage: stage, decision: decision, subject: .requestLeaf(.passUnretained(leaf))))
-    }
-
-    mutating func ran(_ stage: Stage, _ leaf: ResponseInterceptor.Leaf, _ decision: Decision) {
-        append(Record(stage: stage, decision: decision, subject: .responseLeaf(.passUnretained(leaf))))
-    }
-
-    mutating func ran(_ stage: Stage, filter index: Int, _ decision: Decision) {
-        append(Record(stage: stage, decision: decision, subject: .filter(index)))
-    }
-
-    /// A guard or destination entry: `route`'s, or the default destination's when nil.
-    mutating func ran(_ stage: Stage, route: Route?, _ decision: Decision) {
-        guard let route else { return append(Record(stage: stage, decision: decision, subject: .defaultDestination)) }
-        if route !== firstMatch?.route && !more.owners.contains(where: { $0 === route }) { more.owners.append(route) }
-        append(Record(stage: stage, decision: decision, subject: .route(.passUnretained(route))))
+    mutating func ran(_ stage: Stage, _ subject: Subject, _ decision: Decision) {
+        append(Record(stage: stage, decision: decision, subject: subject))
     }
 
     /// An entry whose decision is a text ("abort: ...", "error: ...", "redirect ...").
-    mutating func ran(_ stage: Stage, _ leaf: RequestInterceptor.Leaf, _ decision: String) {
-        append(Record(stage: stage, decision: .text, text: textIndex(decision), subject: .requestLeaf(.passUnretained(leaf))))
+    mutating func ran(_ stage: Stage, _ subject: Subject, _ decision: String) {
+        append(Record(stage: stage, decision: .text, text: textIndex(decision), subject: subject))
     }
-    mutating func ran(_ stage: Stage, _ leaf: ResponseInterceptor.Leaf, _ decision: String) {
-        append(Record(stage: stage, decision: .text, text: textIndex(decision), subject: .responseLeaf(.passUnretained(leaf))))
+
+    /// The subject naming `route` (nil: the default destination), kept alive by the log.
+    mutating func subject(route: Route?) -> Subject {
+        guard let route else { return .defaultDestination }
+        if route !== firstMatch?.route && !(spill?.routes.contains { $0 === route } ?? false) {
+            more.routes.append(route)
+        }
+        return .route(.passUnretained(route))
     }
-    mutating func ran(_ stage: Stage, filter index: Int, _ decision: String) {
-        append(Record(stage: stage, decision: .text, text: textIndex(decision), subject: .filter(index)))
-    }
-    mutating func ran(_ stage: Stage, route: Route?, _ decision: String) {
-        ran(stage, route: route, .text)
-        let i = count - 1
-        let t = textIndex(decision)
-        if i < TraceLog.inlineCapacity { inline[i].text = t } else { more.overflow[i - TraceLog.inlineCapacity].text = t }
-    }
+
     /// An entry named by a text (a URI, for redirects and retries).
-    mutating func ran(_ stage: Stage, name: String, _ decision: String) {
-        let n = textIndex(name)
+    mutating func ran(_ stage: Stage, uri: String, _ decision: String) {
+        let n = textIndex(uri)
         append(Record(stage: stage, decision: .text, text: textIndex(decision), subject: .text(Int(n))))
     }
 
@@ -167,37 +172,34 @@ struct TraceLog: @unchecked Sendable {
         return UInt32(more.texts.count - 1)
     }
 
-    /// The entries, as strings; `filters` are the run's global filters.
-    func entries(filters: [Filter]) -> [TraceEntry] {
-        (0..<count).map { entry(record(at: $0), filters) }
+    /// The entries, as strings.
+    var entries: [TraceEntry] {
+        (0..<count).map { entry(record(at: $0)) }
     }
 
-    private func entry(_ r: Record, _ filters: [Filter]) -> TraceEntry {
-        let matchRequest: Request?
+    private func names(_ scope: Int) -> StageNames? {
+        scope < 0 ? global : scope == 0 ? firstScope : spill?.laterScopes[scope - 1]
+    }
+
+    private func entry(_ r: Record) -> TraceEntry {
+        var matchRequest: Request? = nil
         let name: String
         switch r.subject {
         case .request(let i):
-            let request = i == 0 ? firstMatch : spill?.laterMatches[i - 1]
-            matchRequest = request
-            name = request?.uri ?? ""
+            matchRequest = i == 0 ? firstMatch : spill?.laterMatches[i - 1]
+            name = matchRequest?.uri ?? ""
         case .filter(let i):
-            matchRequest = nil
-            name = filters[i].name
-        case .requestLeaf(let leaf):
-            matchRequest = nil
-            name = leaf.takeUnretainedValue().name
-        case .responseLeaf(let leaf):
-            matchRequest = nil
-            name = leaf.takeUnretainedValue().name
+            name = global?.filters[i] ?? ""
+        case .requestLeaf(let scope, let i):
+            name = names(scope)?.requestLeaves[i] ?? ""
+        case .responseLeaf(let scope, let i):
+            name = names(scope)?.responseLeaves[i] ?? ""
         case .route(let route):
-            matchRequest = nil
             let route = route.takeUnretainedValue()
             name = route.name ?? route.pattern.source
         case .defaultDestination:
-            matchRequest = nil
             name = "default"
         case .text(let i):
-            matchRequest = nil
             name = spill?.texts[i] ?? ""
         }
         let decision: String = switch r.decision {

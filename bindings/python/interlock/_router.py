@@ -8,7 +8,6 @@ import enum
 import threading
 import weakref
 from ctypes import byref, c_char_p, c_size_t, c_uint32, c_void_p
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
 from . import _native as n
@@ -122,6 +121,9 @@ class Status(enum.Enum):
     REDIRECT_LOOP = n.REDIRECT_LOOP
     RETRY_LIMIT = n.RETRY_LIMIT
     ERROR = n.ECALLBACK
+
+
+_STATUS_OF = {s.value: s for s in Status}
 
 
 class QueryDict(Mapping[str, str]):
@@ -289,8 +291,7 @@ def _pairs(p: int, count: Any, at: Any) -> dict[str, str]:
     return dict(_pair_list(p, count, at))
 
 
-@dataclass(frozen=True)
-class TraceEntry:
+class TraceEntry(NamedTuple):
     """One stage that ran: its stage, the name of what ran, and what it decided."""
 
     stage: str
@@ -298,22 +299,38 @@ class TraceEntry:
     decision: str
 
 
-@dataclass
 class Result:
-    """What `Router.resolve` produced."""
+    """What `Router.resolve` produced. The trace is made into `TraceEntry` values when first read
+    (most callers never read it, and each entry costs about as much as the rest of the result)."""
 
-    status: Status
-    response: Response
-    route: Optional[str]
-    route_id: Optional[int]
-    pattern: Optional[str]
-    params: dict[str, str]
-    query: QueryDict
-    redirects: list[str]
-    state: dict[str, Any]
-    trace: list[TraceEntry]
-    error: Optional[str]
-    allowed: list[str] = field(default_factory=list)
+    __slots__ = ("status", "response", "route", "route_id", "pattern", "params", "query", "redirects",
+                 "state", "error", "allowed", "_trace", "_trace_parts")
+
+    def __init__(self, status: Status, response: Response, route: Optional[str], route_id: Optional[int],
+                 pattern: Optional[str], params: dict[str, str], query: QueryDict, redirects: list[str],
+                 state: dict[str, Any], trace: Union[list[TraceEntry], list[str]], error: Optional[str],
+                 allowed: Optional[list[str]] = None) -> None:
+        self.status, self.response, self.route, self.route_id = status, response, route, route_id
+        self.pattern, self.params, self.query, self.redirects = pattern, params, query, redirects
+        self.state, self.error, self.allowed = state, error, allowed if allowed is not None else []
+        # Either the entries, or their fields flat (stage, name, decision, ...) as the library wrote them.
+        if trace and not isinstance(trace[0], TraceEntry):
+            self._trace, self._trace_parts = None, trace
+        else:
+            self._trace, self._trace_parts = trace, None
+
+    @property
+    def trace(self) -> list[TraceEntry]:
+        """One entry per stage that ran, in order."""
+        if self._trace is None:
+            p = self._trace_parts or []
+            self._trace = [TraceEntry(p[k], p[k + 1], p[k + 2]) for k in range(0, len(p), 3)]
+            self._trace_parts = None
+        return self._trace
+
+    def __repr__(self) -> str:
+        return (f"Result(status={self.status}, route={self.route!r}, params={self.params!r}, "
+                f"response={self.response!r}, error={self.error!r})")
 
 
 class Match(NamedTuple):
@@ -855,7 +872,7 @@ class Router:
         headers = list(zip(parts[i + 1:i + 1 + 2 * count:2], parts[i + 2:i + 2 + 2 * count:2]))
         i += 1 + 2 * count
         count = int(parts[i])
-        trace = [TraceEntry(parts[k], parts[k + 1], parts[k + 2]) for k in range(i + 1, i + 1 + 3 * count, 3)]
+        trace = parts[i + 1:i + 1 + 3 * count]   # made into entries when read (Result.trace)
         i += 1 + 3 * count
         count = int(parts[i])
         redirects = parts[i + 1:i + 1 + count]
@@ -869,7 +886,7 @@ class Router:
         response = Response._of(status, body, headers)
         response.request = request
         return Result(
-            status=Status(rc), response=response, route=request.route, route_id=request.route_id,
+            status=_STATUS_OF.get(rc) or Status(rc), response=response, route=request.route, route_id=request.route_id,
             pattern=request.pattern, params=request.params, query=request.query, redirects=redirects,
             state=ctx.state, trace=trace, error=error, allowed=allowed)
 

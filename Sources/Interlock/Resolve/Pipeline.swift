@@ -233,14 +233,15 @@ final class PipelineRun: @unchecked Sendable {
         // A filter may have changed the request's route: then what runs around it is looked up again.
         let parts = route.map { $0.id == created.request.route?.id ? created.parts : router.parts(of: $0.id) } ?? .empty
         let destination: Destination?
-        if let route {
+        let named = log.subject(route: route)   // the guard's and destination's entries
+        if route != nil {
             if let routeGuard = parts.routeGuard {
                 let ok: Bool
                 do { ok = try routeGuard(request) } catch {
-                    log.ran(.guard, log.subject(route: route), "error: \(message(error))")
+                    log.ran(.guard, named, "error: \(message(error))")
                     throw error
                 }
-                log.ran(.guard, log.subject(route: route), ok ? .allow : .refuse)
+                log.ran(.guard, named, ok ? .allow : .refuse)
                 if !ok {
                     router.setPendingLink(PendingLink(uri: request.uri, method: method))
                     return Downstream(outcome: .guarded, response: Response())
@@ -257,10 +258,10 @@ final class PipelineRun: @unchecked Sendable {
         var response = Response()
         if let destination {
             do { try destination(request, &response) } catch {
-                log.ran(.destination, log.subject(route: route), "error: \(message(error))")
+                log.ran(.destination, named, "error: \(message(error))")
                 throw error
             }
-            log.ran(.destination, log.subject(route: route), .ran)
+            log.ran(.destination, named, .ran)
         }
         // The global response interceptors first, then the route's scope.
         var retry = false

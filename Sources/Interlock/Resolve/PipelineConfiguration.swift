@@ -26,7 +26,8 @@ final class RouteParts: Sendable {
         self.routeGuard = routeGuard
         self.requestLeaves = requestLeaves
         self.responseLeaves = responseLeaves
-        names = StageNames(requestLeaves: requestLeaves, responseLeaves: responseLeaves)
+        names = requestLeaves.isEmpty && responseLeaves.isEmpty
+            ? .none : StageNames(requestLeaves: requestLeaves, responseLeaves: responseLeaves)
     }
 
     /// Shared by every route that has nothing around it.

@@ -43,6 +43,9 @@ final class StageNames: Sendable {
         self.requestLeaves = requestLeaves.map(\.name)
         self.responseLeaves = responseLeaves.map(\.name)
     }
+
+    /// The names of a pipeline with nothing in it: shared by every route with no interceptor.
+    static let none = StageNames(requestLeaves: [], responseLeaves: [])
 }
 
 /// The trace as a resolve records it: plain-value records that name what ran by index into the

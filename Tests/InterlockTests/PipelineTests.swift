@@ -383,6 +383,20 @@ struct PipelineTests {
         }
     }
 
+    /// Two threads using a request's state for the first time at once get the same one.
+    @Test func aStateFirstUsedOnTwoThreadsIsOne() throws {
+        let r = Router()
+        let split = Mutex(0)
+        try r.addRoute("/a") { request, _ in
+            let seen = Mutex<[ObjectIdentifier]>([])
+            onThreads((0..<2).map { _ in { seen.withLock { $0.append(ObjectIdentifier(request.state)) } } })
+            let both = seen.withLock { $0 }
+            if both.count != 2 || both[0] != both[1] || both[0] != ObjectIdentifier(request.state) { split.withLock { $0 += 1 } }
+        }
+        for _ in 0..<200 { _ = try r.resolve("/a") }
+        #expect(split.withLock { $0 } == 0)
+    }
+
     @Test func concurrentResolvesDoNotShareState() throws {
         let r = Router()
         try r.addRoute("/n/:n") { request, response in

@@ -62,6 +62,11 @@ def test_order_of_interceptors_filters_guard_destination():
                                                "guard", "destination", "response-interceptor", "response-interceptor"]
     assert result.trace[0] == interlock.TraceEntry("match", "/a/1", "a")
     assert result.trace[5] == interlock.TraceEntry("filter", "f1", "continue")
+    # The trace is made once, when first read, and entries read by field or as tuples.
+    assert result.trace is result.trace
+    stage, name, decision = result.trace[7]
+    assert (stage, name, decision) == ("guard", "a", "allow") and result.trace[7].decision == "allow"
+    assert "status=Status.OK" in repr(result)
 
 
 def test_filter_stop_redirect_and_response_changes():

@@ -1,7 +1,8 @@
 // The trace: what ran in a resolve and what it decided. A resolve writes one 16-byte record per
-// stage into a buffer inside the resolution, naming what ran by reference (a leaf, a filter's
-// index, a route) and the decision by code; the strings are made only when the trace is read,
-// which most resolves never do.
+// stage into a buffer that becomes part of the resolution, naming what ran by index (into the
+// names of the global pipeline's or a route's filters and interceptors, kept apart from their
+// callbacks) or by route, and the decision by code; the strings are made only when the trace is
+// read, which most resolves never do.
 
 /// One step of a resolve, for the trace.
 public enum Stage: String, Sendable {

@@ -91,14 +91,16 @@ struct PipelineTests {
         let r = Router()
         try r.addRoute("/a") { _, _ in log.add("destination") }
         let kept = Mutex<FilterChain?>(nil)
-        r.addFilter(Filter(name: "keeper") { req, chain in
+        r.addFilter(Filter(name: "keeper") { _, chain in
             kept.withLock { $0 = chain }
-            return .proceed(try chain.next(req))
+            return .stop                         // next not called: the chain is still unused
         })
-        #expect(try r.resolve("/a").status == .ok)
+        #expect(try r.resolve("/a").status == .stopped)
         let chain = try #require(kept.withLock { $0 })
-        #expect(throws: InterlockError.self) { try chain.next(Request(uri: "/a")) }
-        #expect(log.all == ["destination"])
+        #expect { try chain.next(Request(uri: "/a")) } throws: { error in
+            (error as? InterlockError)?.description.contains("after its request was resolved") == true
+        }
+        #expect(log.all.isEmpty)
     }
 
     /// Past 64 filters the once-only rule still holds (their marks are kept apart).

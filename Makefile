@@ -9,7 +9,7 @@ PYTHON ?= python3
 BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev
 BENCH_PIP := falcon werkzeug matplotlib
 
-.PHONY: all deps py-deps bench-deps build demo test swift-test c-test py-test bench bench-smoke clean
+.PHONY: all deps py-deps bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
 
 all: build
 
@@ -81,6 +81,11 @@ bench-smoke: build
 # The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in README.md.
 bench: build bench-deps
 	$(PYTHON) benchmarks/run.py
+
+# Instructions per lookup, counted by valgrind (stable where timings are not); not part of make test.
+instructions: build
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
+	$(PYTHON) benchmarks/instructions.py
 
 test: swift-test c-test py-test bench-smoke
 

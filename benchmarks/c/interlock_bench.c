@@ -1,6 +1,9 @@
 /* Interlock through its C header: ilk_router_match, ilk_router_resolve with one filter and one
  * request and one response interceptor (all C callbacks), and lookups from several threads.
- * Usage: interlock_bench ROUTES REQUESTS TABLE [seconds-per-batch] [threads] */
+ * Usage: interlock_bench ROUTES REQUESTS TABLE [seconds-per-batch] [threads]
+ * With ILK_BENCH_PASSES=N set it times nothing: it runs N untimed passes over the requests of one
+ * door (ILK_BENCH_DOOR: match, resolve, or bare-resolve for a resolve with no callback) and
+ * prints how many lookups a pass makes, for benchmarks/instructions.py to count instructions. */
 #include "common.h"
 #include <interlock.h>
 #include <pthread.h>
@@ -102,6 +105,28 @@ int main(int argc, char **argv) {
     if (want >= 0) timed[timed_count++] = i;
   }
   if (wrong) { fprintf(stderr, "%d wrong answers\n", wrong); return 1; }
+
+  if (getenv("ILK_BENCH_PASSES")) {
+    long passes = atol(getenv("ILK_BENCH_PASSES"));
+    const char *door = getenv("ILK_BENCH_DOOR") ? getenv("ILK_BENCH_DOOR") : "match";
+    void (*pass)(void) = match_pass;
+    if (strcmp(door, "resolve") == 0 || strcmp(door, "bare-resolve") == 0) {
+      pass = resolve_pass;
+      if (strcmp(door, "resolve") == 0) {
+        ilk_router_add_filter(router, "pass", pass_filter, NULL, NULL);
+        ilk_interceptor *i;
+        ilk_interceptor_new_request(&i, "req", req_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
+        ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
+      }
+      pass();                                                     /* the first resolve fills pools */
+    } else if (strcmp(door, "match") != 0) {
+      fprintf(stderr, "unknown door %s\n", door);
+      return 2;
+    }
+    for (long p = 0; p < passes; p++) pass();
+    printf("{\"per_pass\": %d}\n", timed_count);
+    return 0;
+  }
 
   char extra[256];
   snprintf(extra, sizeof extra, "\"routes\": %d, \"checked\": %d, \"add_ms\": %.2f, \"compile_ms\": %.2f, \"rss_bytes_per_route\": %.0f",

@@ -32,7 +32,12 @@ final class PipelineRun: @unchecked Sendable {
     let method: String?
     let global: GlobalPipeline
     let pooled: PooledMatcher
-    var log = TraceLog()
+    /// The trace, written in place: the resolution takes the box, so the records are never copied.
+    let trace = TraceBox()
+    private var log: TraceLog {
+        _read { yield trace.log }
+        _modify { yield &trace.log }
+    }
     var redirects: [String] = []
     /// The pass running (its created request and route parts), the number of its attempt, and
     /// which filters of that attempt called `next`: what a filter's chain reads, so a chain is
@@ -98,12 +103,11 @@ final class PipelineRun: @unchecked Sendable {
 
     /// The resolution, taking the trace and redirects (the run ends here): moved, not copied.
     private func finish(_ status: ResolveStatus, _ request: Request, _ response: Response) -> Resolution {
-        var redirects: [String] = [], log = TraceLog()
+        var redirects: [String] = []
         swap(&redirects, &self.redirects)
-        swap(&log, &self.log)
         pass = nil                      // a chain kept by a filter can no longer run
         attempt += 1
-        return Resolution(status: status, request: request, response: response, redirects: redirects, log: log)
+        return Resolution(status: status, request: request, response: response, redirects: redirects, recorded: trace)
     }
 
     /// What one pass ended with, before redirects are followed.

@@ -275,9 +275,9 @@ public struct Resolution: Sendable {
     /// The URIs redirected to, in order.
     public var redirects: [String] = []
     /// One entry per stage that ran, made from the resolve's records when read.
-    public var trace: [TraceEntry] { log.entries }
+    public var trace: [TraceEntry] { recorded.log.entries }
     /// What the resolve recorded.
-    let log: TraceLog
+    let recorded: TraceBox
 
     /// The matched route, if any.
     public var route: Route? { request.route }

@@ -221,3 +221,8 @@ struct TraceLog: @unchecked Sendable {
         return TraceEntry(stage: r.stage, name: name, decision: decision)
     }
 }
+
+/// A resolve's trace log, boxed: the run writes it in place and the resolution keeps the box.
+final class TraceBox: @unchecked Sendable {
+    var log = TraceLog()
+}

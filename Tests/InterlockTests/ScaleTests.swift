@@ -130,6 +130,50 @@ struct StaticPathTests {
     }
 }
 
+/// The all-literal table is a shortcut: the tree holds the same routes, so a router that tries it
+/// first and one that never does answer alike; by default only tables mostly of all-literal
+/// routes try it.
+@Suite("All-literal shortcut")
+struct StaticProbeTests {
+    @Test(arguments: [RouterOptions(), .caseInsensitive, .strictSlash])
+    func sameAnswersWithAndWithoutTheShortcut(options: RouterOptions) throws {
+        var rng = SplitMix(seed: 77 &+ UInt64(options.rawValue))
+        let probing = Router(options: options, staticProbe: .always)
+        let walking = Router(options: options, staticProbe: .never)
+        let tests = SimpleUnitTests()
+        for i in 0..<600 {
+            var pattern = "/r\(i % 40)" + tests.randomPath(&rng, parameters: rng.next() % 2 == 0, maxSegments: 3)
+            if let m = SimpleUnitTests.methods[Int(rng.next() % UInt64(SimpleUnitTests.methods.count))] { pattern = m + " " + pattern }
+            let a = caught { () throws(InterlockError) in try probing.addRoute(pattern) }
+            let b = caught { () throws(InterlockError) in try walking.addRoute(pattern) }
+            #expect(a?.code == b?.code, "\(pattern)")
+        }
+        #expect(try probing.compiledTable().probesStatic && !walking.compiledTable().probesStatic)
+        var matched = 0
+        for _ in 0..<3_000 {
+            var uri = "/r\(rng.next() % 44)" + tests.randomPath(&rng, parameters: false, maxSegments: 4)
+            if rng.next() % 5 == 0 { uri += "/" }
+            if rng.next() % 7 == 0 { uri = uri.uppercased() }
+            let method = SimpleUnitTests.methods[Int(rng.next() % UInt64(SimpleUnitTests.methods.count))]
+            let a = try probing.match(uri, method: method)
+            #expect(a == (try walking.match(uri, method: method)), "\(method ?? "*") \(uri)")
+            if case .matched = a { matched += 1 }
+        }
+        #expect(matched > 300)   // the comparison covers real matches, not only misses
+    }
+
+    @Test func onlyMostlyAllLiteralTablesTryTheShortcut() throws {
+        let r = Router()
+        for i in 0..<10 { try r.addRoute("/static/\(i)") }
+        for i in 0..<9 { try r.addRoute("/items\(i)/:id") }
+        #expect(try r.compiledTable().probesStatic)         // 10 of 19
+        try r.addRoute("/more/:id")
+        try r.addRoute("/again/:id")
+        #expect(try !r.compiledTable().probesStatic)        // 10 of 21
+        #expect(try r.match("/static/3").routeMatch?.routeID == 4)   // still found, by the walk
+    }
+}
+
 /// Literal children under dispatch nodes are found by a hash of the segment read eight bytes at a
 /// time; on a case-insensitive router the segment is lower-cased a word at a time.
 @Suite("Literal children of large nodes")

@@ -44,19 +44,23 @@ public final class Router: @unchecked Sendable {
     public init(options: RouterOptions = []) {
         self.options = options
         self.simpleUnits = true
+        self.staticProbe = .whenMostlyStatic
         state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
     }
 
-    /// A router that compiles every subtree to a regex (`simpleUnits` false): tests compare the two
-    /// matchers on the same tables.
-    init(options: RouterOptions = [], simpleUnits: Bool) {
+    /// A router that compiles every subtree to a regex (`simpleUnits` false), or that always or never
+    /// tries the all-literal table first: tests compare these matchers on the same tables.
+    init(options: RouterOptions = [], simpleUnits: Bool = true, staticProbe: StaticProbeUse = .whenMostlyStatic) {
         self.options = options
         self.simpleUnits = simpleUnits
+        self.staticProbe = staticProbe
         state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
     }
 
     /// Whether subtrees of literals and plain parameters are walked rather than compiled to regexes.
     let simpleUnits: Bool
+    /// Whether lookups try the all-literal table first (tests force either way).
+    let staticProbe: StaticProbeUse
 
     /// Parses `pattern` and adds it as a route. Returns the route's id (1, 2, ... in order added).
     /// Throws a `.pattern` error naming the problem and its byte offset, or a `.conflict` error
@@ -133,7 +137,8 @@ public final class Router: @unchecked Sendable {
             unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
             let paths = StaticPaths.update(s.compiled?.staticPaths ?? .empty, tree: s.tree, changed: s.tree.changedStatic)
             s.tree.changedStatic = []
-            let c = CompiledTable(generation: g, root: root, captures: root.maxCaptures, staticPaths: paths)
+            let probes = staticProbe.applies(staticPaths: s.tree.staticNodes.count, routes: s.routes.count)
+            let c = CompiledTable(generation: g, root: root, captures: root.maxCaptures, staticPaths: paths, probesStatic: probes)
             s.compiled = c
             return c
         }
@@ -163,6 +168,8 @@ struct CompiledTable: @unchecked Sendable {
     let root: CompiledNode
     let captures: Int
     let staticPaths: StaticPaths
+    /// Whether lookups try `staticPaths` first (see `StaticProbeUse`).
+    let probesStatic: Bool
 }
 
 /// A matcher moving between threads through the pool: only one thread uses it at a time.

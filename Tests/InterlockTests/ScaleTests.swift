@@ -128,6 +128,17 @@ struct StaticPathTests {
         }
         #expect(passed < 4_000 / 5, "\(passed) of 4,000 passed the filter")
     }
+
+    /// Paths that differ only in their last bytes ("/page1", "/page2") spread over slots and filter
+    /// bits as others do (the hash used to leave those bits to the first and last words' tops).
+    @Test func pathsDifferingAtTheEndSpread() {
+        let keys = (0..<200).map { Array("/docs/page\($0)".utf8) }
+        let mask = StaticFilter.mask(for: keys.count)
+        let slots = Set(keys.map { pathHash($0, fold: false) & 0xFFFF })
+        let bits = Set(keys.map { StaticFilter.bit(pathHash($0, fold: false), mask) })
+        #expect(slots.count >= 195, "\(slots.count) slots")
+        #expect(bits.count >= 180, "\(bits.count) filter bits of \(mask + 1)")
+    }
 }
 
 /// The all-literal table is a shortcut: the tree holds the same routes, so a router that tries it
@@ -171,6 +182,23 @@ struct StaticProbeTests {
         try r.addRoute("/again/:id")
         #expect(try !r.compiledTable().probesStatic)        // 10 of 21
         #expect(try r.match("/static/3").routeMatch?.routeID == 4)   // still found, by the walk
+    }
+
+    /// A table that turns to the shortcut builds it whole, at any size: every all-literal path is
+    /// in it, those added before as well as after.
+    @Test(arguments: [2, 40])
+    func turningToTheShortcutFindsEveryPath(size: Int) throws {
+        let r = Router()
+        for i in 0..<size { try r.addRoute("/static/\(i)") }
+        for i in 0...size { try r.addRoute("/items\(i)/:id") }
+        #expect(try !r.compiledTable().probesStatic)
+        for i in size..<(3 * size) { try r.addRoute("/static/\(i)") }
+        let table = try r.compiledTable()
+        #expect(table.probesStatic)
+        for i in 0..<(3 * size) {
+            let key = Array("/static/\(i)".utf8)
+            #expect(key.withUnsafeBufferPointer { table.staticPaths.probe.lookup($0.baseAddress!, $0.count) } != nil, "/static/\(i)")
+        }
     }
 }
 

@@ -21,7 +21,12 @@
     let head = load(0, min(n, 8))
     let tail = n > 8 ? load(n - 8, 8) : 0
     var h = (head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: n)
-    h ^= h >> 29
+    // A byte near a word's end moves only the product's top bits: fold them down and multiply
+    // again, so that the slot, bucket and filter bits all depend on every byte read ("/page1" and
+    // "/page2" otherwise shared their slot and their filter bit).
+    h ^= h >> 32
+    h = h &* 0xD6E8_FEB8_6659_FD93
+    h ^= h >> 32
     return h | 1
 }
 

@@ -135,9 +135,18 @@ public final class Router: @unchecked Sendable {
             var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), simpleUnits: simpleUnits)
             let root = try compiler.compile(s.tree.root)
             unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
-            let paths = StaticPaths.update(s.compiled?.staticPaths ?? .empty, tree: s.tree, changed: s.tree.changedStatic)
-            s.tree.changedStatic = []
+            // The all-literal table is built only for tables that try it (built whole when a table
+            // starts to, then updated with what changed).
             let probes = staticProbe.applies(staticPaths: s.tree.staticNodes.count, routes: s.routes.count)
+            let paths: StaticPaths
+            if !probes {
+                paths = .empty
+            } else if let previous = s.compiled, previous.probesStatic {
+                paths = StaticPaths.update(previous.staticPaths, tree: s.tree, changed: s.tree.changedStatic)
+            } else {
+                paths = StaticPaths.update(.empty, tree: s.tree, changed: Set(s.tree.staticNodes.keys))
+            }
+            s.tree.changedStatic = []
             let c = CompiledTable(generation: g, root: root, captures: root.maxCaptures, staticPaths: paths, probesStatic: probes)
             s.compiled = c
             return c

@@ -206,6 +206,18 @@ struct StaticProbeTests {
 /// time; on a case-insensitive router the segment is lower-cased a word at a time.
 @Suite("Literal children of large nodes")
 struct LiteralChildrenTests {
+    /// Numbered names ("item001", "v1item42") spread over slots and buckets as others do: the hash
+    /// used to leave a word's last bytes to the top bits only (500 such keys took 5 slots).
+    @Test func numberedNamesSpread() {
+        func pad(_ i: Int, _ width: Int) -> String { String(repeating: "0", count: max(0, width - String(i).count)) + String(i) }
+        for make in [{ "item" + pad($0, 3) }, { "v1item" + pad($0, 2) }, { "res\($0)" }, { "abcdefgh\($0)" }] as [(Int) -> String] {
+            let keys = (0..<100).map { Array(make($0).utf8) }
+            let slots = Set(keys.map { Int(truncatingIfNeeded: segmentHash($0) >> 1) & 1023 })
+            let buckets = Set(keys.map { LiteralBuckets.bucket(segmentHash($0), count: 64) })
+            #expect(slots.count >= 90 && buckets.count >= 40, "\(make(0)): \(slots.count) slots, \(buckets.count) buckets")
+        }
+    }
+
     @Test func wordLowerCasingAgreesWithByteLowerCasing() {
         var rng = SplitMix(seed: 7)
         for _ in 0..<20_000 {

@@ -103,7 +103,7 @@ final class StaticBucket: @unchecked Sendable {
         var o = 0
         for (i, item) in items.enumerated() {
             let h = pathHash(item.key, fold: fold)
-            var j = Int(truncatingIfNeeded: h) & mask
+            var j = Int(truncatingIfNeeded: h >> 1) & mask   // bit 0 is always set
             while hashes[j] != 0 { j = (j + 1) & mask }
             hashes[j] = h
             slotIndex[j] = i
@@ -272,7 +272,7 @@ struct StaticProbe: @unchecked Sendable {
         let bit = StaticFilter.bit(h, filterMask)
         if filter[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return nil }
         return refs[LiteralBuckets.bucket(h, count: count)]._withUnsafeGuaranteedRef { bucket -> Unmanaged<StaticEntry>? in
-            var slot = Int(truncatingIfNeeded: h) & bucket.mask
+            var slot = Int(truncatingIfNeeded: h >> 1) & bucket.mask
             while true {
                 let sh = bucket.hashes[slot]
                 if sh == 0 { return nil }

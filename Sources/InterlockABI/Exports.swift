@@ -175,9 +175,9 @@ public func ilk_router_match(
     guard let router else { return invalid("router is NULL") }
     guard let uri else { return invalid("uri is NULL") }
     guard let m else { return invalid("match is NULL") }
-    // Guaranteed references: no reference counting on the router, which every thread shares.
-    return Unmanaged<RouterHandle>.fromOpaque(UnsafeRawPointer(router))._withUnsafeGuaranteedRef { r in
-        Unmanaged<MatchHandle>.fromOpaque(UnsafeRawPointer(m))._withUnsafeGuaranteedRef { h in
+    // Borrowed handles: no reference counting on the router, which every thread shares.
+    return withHandle(router, as: RouterHandle.self) { r in
+        withHandle(m, as: MatchHandle.self) { h in
             r.router.withGuaranteedReference { routerObject in
                 matchThrough(routerObject, h.matcher, method, UnsafeRawBufferPointer(start: uri, count: uriLength))
             }
@@ -210,7 +210,7 @@ public func ilk_router_match_packed(
 ) -> Int64 {
     let rc = ilk_router_match(router, method, uri, uriLength, m)
     guard let m, rc == ILK_OK else { return Int64(rc) }
-    return Unmanaged<MatchHandle>.fromOpaque(UnsafeRawPointer(m))._withUnsafeGuaranteedRef { h in
+    return withHandle(m, as: MatchHandle.self) { h in
         Int64(h.matcher.routeID) << 32 | Int64(truncatingIfNeeded: UInt32(truncatingIfNeeded: h.pack()))
     }
 }

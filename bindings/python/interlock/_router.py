@@ -308,16 +308,14 @@ class Result:
 
     def __init__(self, status: Status, response: Response, route: Optional[str], route_id: Optional[int],
                  pattern: Optional[str], params: dict[str, str], query: QueryDict, redirects: list[str],
-                 state: dict[str, Any], trace: Union[list[TraceEntry], list[str]], error: Optional[str],
-                 allowed: Optional[list[str]] = None) -> None:
+                 state: dict[str, Any], trace: Optional[list[TraceEntry]], error: Optional[str],
+                 allowed: Optional[list[str]] = None, *, _trace_fields: Optional[list[str]] = None) -> None:
         self.status, self.response, self.route, self.route_id = status, response, route, route_id
         self.pattern, self.params, self.query, self.redirects = pattern, params, query, redirects
         self.state, self.error, self.allowed = state, error, allowed if allowed is not None else []
-        # Either the entries, or their fields flat (stage, name, decision, ...) as the library wrote them.
-        if trace and not isinstance(trace[0], TraceEntry):
-            self._trace, self._trace_parts = None, trace
-        else:
-            self._trace, self._trace_parts = trace, None
+        # The entries, or (from a resolve) their fields flat as the library wrote them: stage, name,
+        # decision, stage, ...
+        self._trace, self._trace_parts = trace, _trace_fields
 
     @property
     def trace(self) -> list[TraceEntry]:
@@ -888,7 +886,7 @@ class Router:
         return Result(
             status=_STATUS_OF.get(rc) or Status(rc), response=response, route=request.route, route_id=request.route_id,
             pattern=request.pattern, params=request.params, query=request.query, redirects=redirects,
-            state=ctx.state, trace=trace, error=error, allowed=allowed)
+            state=ctx.state, trace=None, error=error, allowed=allowed, _trace_fields=trace)
 
     # -- pending link and URLs
 

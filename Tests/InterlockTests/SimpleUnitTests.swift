@@ -28,7 +28,9 @@ struct SimpleUnitTests {
         let regex = Router(options: options, simpleUnits: false)
         for i in 0..<routes {
             var pattern = randomPath(&rng, parameters: true, maxSegments: 4)
-            if routes > 100 { pattern = "/r\(i % 700)" + pattern }   // a wide root: dispatch nodes
+            // A wide root (dispatch nodes), with a parameter child beside its literal ones: when a
+            // literal child's walk fails after taking parameters, the parameter child runs next.
+            if routes > 100 { pattern = (rng.next() % 8 == 0 ? "/:q" : "/r\(i % 700)") + pattern }
             if options.contains(.strictSlash) && rng.next() % 4 == 0 { pattern += "/" }
             if let m = Self.methods[Int(rng.next() % UInt64(Self.methods.count))] { pattern = m + " " + pattern }
             let a = caught { () throws(InterlockError) in try walked.addRoute(pattern) }
@@ -55,5 +57,22 @@ struct SimpleUnitTests {
                 Issue.record("the large table's subtrees were not walked"); return
             }
         }
+    }
+}
+
+@Suite("Walks under dispatch nodes")
+struct WalkUnderDispatchTests {
+    /// "/a/1/c": the literal child "a" is walked, takes "1" for `x`, and fails at "c"; the
+    /// parameter child then matches with its own values, not shifted by the failed walk's.
+    @Test func aFailedWalkLeavesNoParameterBehind() throws {
+        let router = Router()
+        for i in 0..<3_000 { try router.addRoute("/r\(i)/:id/x\(i)/:k/y") }   // a dispatch root
+        try router.addRoute("/a/:x/b")
+        let wanted = try router.addRoute("/:p/:y/c")
+        guard case .dispatch = try router.compiledTable().root else { Issue.record("the root is not a dispatch node"); return }
+        let m = try router.match("/a/1/c").routeMatch
+        #expect(m?.routeID == wanted)
+        #expect(m?.parameters.map(\.name) == ["p", "y"])
+        #expect(m?.parameters.map(\.value) == ["a", "1"])
     }
 }

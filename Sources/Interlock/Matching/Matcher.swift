@@ -345,6 +345,9 @@ public final class Matcher {
         let fold = u.caseInsensitive
         var n = 0, p = start
         var choices = 0
+        // A failed walk leaves the spans as it found them: a dispatch node tries its next child
+        // with them (spans pushed by a branch that failed would shift that child's values).
+        let spansAtStart = spanCount
         // Steps are counted in a local and added to the lookup's count when the walk ends.
         var steps = walkSteps
         defer { walkSteps = steps }
@@ -410,7 +413,7 @@ public final class Matcher {
                 if next >= 0 { n = next; p = end; continue }
             }
             // This branch failed: the parameter child of the latest choice point, if any.
-            guard choices > 0 else { return false }
+            guard choices > 0 else { spanCount = spansAtStart; return false }
             choices -= 1
             let at = choiceAt[choices]
             let end = segmentEnd(at + 1)

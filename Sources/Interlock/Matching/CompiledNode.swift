@@ -149,18 +149,23 @@ struct TableCompiler {
     /// Whether to walk simple subtrees (see `SimpleUnit`) instead of compiling them.
     let simpleUnits: Bool
 
-    init(caseInsensitive: Bool, simpleUnits: Bool = true) {
+    /// The most bytes of regex source in one unit (`unitBudget`; tests make it small, to compare
+    /// dispatch nodes with the one regex a small table otherwise is).
+    let budget: Int
+
+    init(caseInsensitive: Bool, simpleUnits: Bool = true, budget: Int = unitBudget) {
         self.caseInsensitive = caseInsensitive
         self.simpleUnits = simpleUnits
+        self.budget = budget
     }
 
     mutating func compile(_ node: TreeNode) throws(InterlockError) -> CompiledNode {
         if let done = node.compiled { return done }
         let result: CompiledNode
-        if simpleUnits, node.size <= unitBudget, SimpleUnit.accepts(node) {
+        if simpleUnits, node.size <= budget, SimpleUnit.accepts(node) {
             unitsCompiled += 1
             result = .simple(SimpleUnit(node, caseInsensitive: caseInsensitive))
-        } else if node.size <= unitBudget {
+        } else if node.size <= budget {
             var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
             emitter.emitSubtree(node, group: 1, captured: [])
             do {
@@ -251,7 +256,7 @@ struct TableCompiler {
         var start = 0
         while start < leaves.count {
             var end = start, size = 0
-            while end < leaves.count, end == start || size + TreeNode.leafSize(leaves[end].route) <= unitBudget {
+            while end < leaves.count, end == start || size + TreeNode.leafSize(leaves[end].route) <= budget {
                 size += TreeNode.leafSize(leaves[end].route)
                 end += 1
             }

@@ -45,15 +45,19 @@ public final class Router: @unchecked Sendable {
         self.options = options
         self.simpleUnits = true
         self.staticProbe = .whenMostlyStatic
+        self.unitBudget = Interlock.unitBudget
         state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
     }
 
-    /// A router that compiles every subtree to a regex (`simpleUnits` false), or that always or never
-    /// tries the all-literal table first: tests compare these matchers on the same tables.
-    init(options: RouterOptions = [], simpleUnits: Bool = true, staticProbe: StaticProbeUse = .whenMostlyStatic) {
+    /// A router that compiles every subtree to a regex (`simpleUnits` false), that always or never
+    /// tries the all-literal table first, or whose regexes are at most `unitBudget` bytes (small:
+    /// dispatch nodes where a table would be one regex): tests compare these matchers on the same tables.
+    init(options: RouterOptions = [], simpleUnits: Bool = true, staticProbe: StaticProbeUse = .whenMostlyStatic,
+         unitBudget: Int = Interlock.unitBudget) {
         self.options = options
         self.simpleUnits = simpleUnits
         self.staticProbe = staticProbe
+        self.unitBudget = unitBudget
         state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
     }
 
@@ -61,6 +65,8 @@ public final class Router: @unchecked Sendable {
     let simpleUnits: Bool
     /// Whether lookups try the all-literal table first (tests force either way).
     let staticProbe: StaticProbeUse
+    /// The most bytes of regex source in one unit.
+    let unitBudget: Int
 
     /// Parses `pattern` and adds it as a route. Returns the route's id (1, 2, ... in order added).
     /// Throws a `.pattern` error naming the problem and its byte offset, or a `.conflict` error
@@ -132,7 +138,7 @@ public final class Router: @unchecked Sendable {
         try state.withLock { (s: inout State) throws(InterlockError) -> CompiledTable in
             let g = generation.load(ordering: .acquiring)
             if let c = s.compiled, c.generation == g { return c }
-            var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), simpleUnits: simpleUnits)
+            var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), simpleUnits: simpleUnits, budget: unitBudget)
             let root = try compiler.compile(s.tree.root)
             unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
             // The all-literal table is built only for tables that try it (built whole when a table

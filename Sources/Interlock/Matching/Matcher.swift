@@ -268,10 +268,21 @@ public final class Matcher {
         if subject[p] == slash {
             let segStart = p + 1
             let segEnd = segmentEnd(segStart)
-            if let child = d.literalProbe.lookup(subject + segStart, segEnd - segStart),
-               try enter(child, at: p, segmentEnd: segEnd) { return true }
-            for i in 0..<d.constrained.count where try enter(d.constrainedRefs[i], at: p, segmentEnd: segEnd) { return true }
-            if let child = d.parameterRef, try enter(child, at: p, segmentEnd: segEnd) { return true }
+            // A child that fails may leave spans it pushed (a walk does): each next child starts
+            // from the spans this node had, or its values would be shifted by the failed ones.
+            let spans = spanCount
+            if let child = d.literalProbe.lookup(subject + segStart, segEnd - segStart) {
+                if try enter(child, at: p, segmentEnd: segEnd) { return true }
+                spanCount = spans
+            }
+            for i in 0..<d.constrained.count {
+                if try enter(d.constrainedRefs[i], at: p, segmentEnd: segEnd) { return true }
+                spanCount = spans
+            }
+            if let child = d.parameterRef {
+                if try enter(child, at: p, segmentEnd: segEnd) { return true }
+                spanCount = spans
+            }
         }
         for i in 0..<d.terminals.count where try run(d.terminalRefs[i], at: p) {
             return true
@@ -345,9 +356,6 @@ public final class Matcher {
         let fold = u.caseInsensitive
         var n = 0, p = start
         var choices = 0
-        // A failed walk leaves the spans as it found them: a dispatch node tries its next child
-        // with them (spans pushed by a branch that failed would shift that child's values).
-        let spansAtStart = spanCount
         // Steps are counted in a local and added to the lookup's count when the walk ends.
         var steps = walkSteps
         defer { walkSteps = steps }
@@ -413,7 +421,7 @@ public final class Matcher {
                 if next >= 0 { n = next; p = end; continue }
             }
             // This branch failed: the parameter child of the latest choice point, if any.
-            guard choices > 0 else { spanCount = spansAtStart; return false }
+            guard choices > 0 else { return false }   // spans pushed stay: `dispatch` resets them
             choices -= 1
             let at = choiceAt[choices]
             let end = segmentEnd(at + 1)

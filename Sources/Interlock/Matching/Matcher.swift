@@ -230,7 +230,7 @@ public final class Matcher {
     /// probe, its code in `match` made every lookup about 45 instructions longer.
     @inline(never) private func matchStaticPath(method: Range<Int>, scheme: Range<Int>, host: Range<Int>) -> Bool {
         guard let entry = staticProbe.lookup(subject, spans.pathLength) else { return false }
-        return entry._withUnsafeGuaranteedRef { matchStatic($0, method: method, scheme: scheme, host: host) }
+        return matchStatic(entry, method: method, scheme: scheme, host: host)
     }
 
     @inline(__always) private func matchRoot() throws(InterlockError) -> Bool {
@@ -247,20 +247,19 @@ public final class Matcher {
 
     /// The first route of an all-literal path that accepts the method, scheme and host, if any.
     private func matchStatic(_ entry: StaticEntry, method: Range<Int>, scheme: Range<Int>, host: Range<Int>) -> Bool {
-        let fields = entry.fields
         for i in 0..<entry.count {
-            let f = fields + 6 * i
-            if f[1] >= 0, !method.isEmpty, !equal(entry.text + f[0], f[1], method) { continue }
-            if f[3] >= 0, !equal(entry.text + f[2], f[3], scheme) { continue }
-            if f[5] >= 0, !equal(entry.text + f[4], f[5], host) { continue }
+            if !method.isEmpty, !accepts(entry.field(i, 0), method) { continue }
+            if !accepts(entry.field(i, 1), scheme) || !accepts(entry.field(i, 2), host) { continue }
             record(entry.records + i)
             return true
         }
         return false
     }
 
-    @inline(__always) private func equal(_ bytes: UnsafePointer<UInt8>, _ count: Int, _ range: Range<Int>) -> Bool {
-        count == range.count && sameBytes(bytes, subject + range.lowerBound, count)
+    /// Whether a route's method, scheme or host (`field`: bytes and length, -1 for any) accepts
+    /// the request's, at `range` in the subject.
+    @inline(__always) private func accepts(_ field: (UnsafePointer<UInt8>, Int), _ range: Range<Int>) -> Bool {
+        field.1 < 0 || field.1 == range.count && sameBytes(field.0, subject + range.lowerBound, field.1)
     }
 
     /// `p` is just after the dispatch node's own segment: at "/" or at the "\n" ending the path.

@@ -34,96 +34,95 @@ func pathHash(_ key: [UInt8], fold: Bool) -> UInt64 {
     key.withUnsafeBufferPointer { pathHash($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count, fold: fold) }
 }
 
-/// The routes ending at one all-literal path, in tie order, laid out flat: the lookup path reads
-/// them through raw pointers, with no reference counting on these shared objects (it would make
-/// threads contend on their counts).
-final class StaticEntry: @unchecked Sendable {
-    /// Owns the leaves `records` point to.
-    let leaves: [Leaf]
-    let count: Int
-    let records: UnsafeMutablePointer<LeafRecord>
-    /// Per leaf, for its method, scheme and host: start and length in `text`; length -1 for any.
-    let fields: UnsafeMutablePointer<Int>
-    let text: UnsafeMutablePointer<UInt8>
+/// The paths of one bucket and the routes ending at each, in tie order, in one block so that a
+/// lookup touches a slot and its entry and nothing else (separate arrays and objects per entry
+/// cost about seven first-level misses a lookup on a 200-path table). The lookup path reads the
+/// block through raw pointers, with no reference counting on this shared object (it would make
+/// threads contend on its count).
+///
+///     block:  mask (Int) | slots: (hash UInt64, entry Int32, key length Int32) * (mask + 1) | entries
+///     entry:  route count Int32, records offset Int32 | key | fields | text | records
+///
+/// A field gives the start (in the entry's text) and length of a route's method, scheme and host;
+/// length -1 for any. Entries are 8-byte aligned; records are `LeafRecord`s.
+final class StaticBucket: @unchecked Sendable {
+    /// What the bucket was built from: each path and its routes' leaves (which own what the
+    /// records point to).
+    let items: [(key: [UInt8], leaves: [Leaf])]
+    let block: UnsafeMutableRawPointer
 
-    init(_ node: TreeNode) {
-        leaves = node.leaves
-        count = leaves.count
-        records = .allocate(capacity: max(count, 1))
-        _ = LeafRecord.initialize(records, leaves, groups: [])   // no groups: nothing to free
-        fields = .allocate(capacity: max(6 * count, 1))
-        var bytes: [UInt8] = []
-        for (i, leaf) in node.leaves.enumerated() {
-            let p = leaf.route.pattern
-            for (f, value) in [p.method, p.scheme, p.host].enumerated() {
-                fields[6 * i + 2 * f] = bytes.count
-                fields[6 * i + 2 * f + 1] = value.map { $0.utf8.count } ?? -1
-                if let value { bytes += value.utf8 }
+    static let slotsOffset = 16
+    static let slotStride = 16
+    static let entryHeader = 8
+
+    init(_ items: [(key: [UInt8], leaves: [Leaf])], fold: Bool) {
+        self.items = items
+        var capacity = 2
+        while capacity < 2 * items.count { capacity <<= 1 }
+        func aligned(_ n: Int) -> Int { (n + 7) & ~7 }
+        // Each entry's size and its parts' offsets, then the block.
+        var layouts: [(at: Int, fields: Int, text: Int, records: Int, bytes: [UInt8], fieldValues: [Int32])] = []
+        var at = StaticBucket.slotsOffset + capacity * StaticBucket.slotStride
+        for item in items {
+            var bytes: [UInt8] = []
+            var fieldValues: [Int32] = []
+            for leaf in item.leaves {
+                let p = leaf.route.pattern
+                for value in [p.method, p.scheme, p.host] {
+                    fieldValues.append(Int32(bytes.count))
+                    fieldValues.append(value.map { Int32($0.utf8.count) } ?? -1)
+                    if let value { bytes += value.utf8 }
+                }
             }
+            let fields = StaticBucket.entryHeader + aligned(item.key.count)
+            let text = fields + 4 * fieldValues.count
+            let records = aligned(text + bytes.count)
+            layouts.append((at, fields, text, records, bytes, fieldValues))
+            at += records + MemoryLayout<LeafRecord>.stride * item.leaves.count
         }
-        text = .allocate(capacity: max(bytes.count, 1))
-        text.initialize(from: bytes, count: bytes.count)
+        block = UnsafeMutableRawPointer.allocate(byteCount: at, alignment: 16)
+        block.storeBytes(of: capacity - 1, as: Int.self)
+        let slots = block + StaticBucket.slotsOffset
+        for j in 0..<capacity { (slots + j * StaticBucket.slotStride).storeBytes(of: 0, as: UInt64.self) }
+        for (item, layout) in zip(items, layouts) {
+            let h = pathHash(item.key, fold: fold)
+            var j = Int(truncatingIfNeeded: h >> 1) & (capacity - 1)   // bit 0 is always set
+            while (slots + j * StaticBucket.slotStride).load(as: UInt64.self) != 0 { j = (j + 1) & (capacity - 1) }
+            let slot = slots + j * StaticBucket.slotStride
+            slot.storeBytes(of: h, as: UInt64.self)
+            slot.storeBytes(of: Int32(layout.at), toByteOffset: 8, as: Int32.self)
+            slot.storeBytes(of: Int32(item.key.count), toByteOffset: 12, as: Int32.self)
+            let entry = block + layout.at
+            entry.storeBytes(of: Int32(item.leaves.count), as: Int32.self)
+            entry.storeBytes(of: Int32(layout.records), toByteOffset: 4, as: Int32.self)
+            item.key.withUnsafeBytes { (entry + StaticBucket.entryHeader).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            layout.fieldValues.withUnsafeBytes { (entry + layout.fields).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            layout.bytes.withUnsafeBytes { if let b = $0.baseAddress { (entry + layout.text).copyMemory(from: b, byteCount: $0.count) } }
+            let records = (entry + layout.records).bindMemory(to: LeafRecord.self, capacity: item.leaves.count)
+            _ = LeafRecord.initialize(records, item.leaves, groups: [])   // no groups: nothing to free
+        }
     }
 
-    deinit {
-        records.deallocate()
-        fields.deallocate()
-        text.deallocate()
-    }
+    deinit { block.deallocate() }
 }
 
-/// key → entry, in buckets so that a change rebuilds one bucket; flat like the entries.
-final class StaticBucket: @unchecked Sendable {
-    let keys: [[UInt8]]
-    let entries: [StaticEntry]
-    let count: Int
-    /// Open addressing: slot j holds a key's hash (0 for empty) and its index in `slotIndex`.
-    let mask: Int
-    let hashes: UnsafeMutablePointer<UInt64>
-    let slotIndex: UnsafeMutablePointer<Int>
-    /// Key i is `keyBytes[keyStarts[i]..<keyStarts[i + 1]]`.
-    let keyStarts: UnsafeMutablePointer<Int>
-    let keyBytes: UnsafeMutablePointer<UInt8>
-    let entryRefs: UnsafeMutablePointer<Unmanaged<StaticEntry>>
+/// One path's routes in a bucket's block (see `StaticBucket`), as `matchStatic` reads them.
+struct StaticEntry {
+    let base: UnsafeRawPointer
+    let keyLength: Int
 
-    init(_ items: [(key: [UInt8], entry: StaticEntry)], fold: Bool) {
-        keys = items.map(\.key)
-        entries = items.map(\.entry)
-        count = items.count
-        var capacity = 2
-        while capacity < 2 * count { capacity <<= 1 }
-        mask = capacity - 1
-        hashes = .allocate(capacity: capacity)
-        hashes.initialize(repeating: 0, count: capacity)
-        slotIndex = .allocate(capacity: capacity)
-        keyStarts = .allocate(capacity: count + 1)
-        entryRefs = .allocate(capacity: max(count, 1))
-        let total = keys.reduce(0) { $0 + $1.count }
-        keyBytes = .allocate(capacity: max(total, 1))
-        var o = 0
-        for (i, item) in items.enumerated() {
-            let h = pathHash(item.key, fold: fold)
-            var j = Int(truncatingIfNeeded: h >> 1) & mask   // bit 0 is always set
-            while hashes[j] != 0 { j = (j + 1) & mask }
-            hashes[j] = h
-            slotIndex[j] = i
-            keyStarts[i] = o
-            (keyBytes + o).initialize(from: item.key, count: item.key.count)
-            o += item.key.count
-            entryRefs[i] = .passUnretained(item.entry)
-        }
-        keyStarts[count] = o
+    var count: Int { Int(base.load(as: Int32.self)) }
+    /// Route `i`'s method (`f` 0), scheme (1) or host (2): its bytes and length, -1 for any.
+    @inline(__always) func field(_ i: Int, _ f: Int) -> (UnsafePointer<UInt8>, Int) {
+        let fields = base + StaticBucket.entryHeader + ((keyLength + 7) & ~7)
+        let start = Int(fields.load(fromByteOffset: 4 * (6 * i + 2 * f), as: Int32.self))
+        let length = Int(fields.load(fromByteOffset: 4 * (6 * i + 2 * f + 1), as: Int32.self))
+        let text = fields + 24 * count
+        return ((text + start).assumingMemoryBound(to: UInt8.self), length)
     }
-
-    deinit {
-        hashes.deallocate()
-        slotIndex.deallocate()
-        keyStarts.deallocate()
-        keyBytes.deallocate()
-        entryRefs.deallocate()
+    var records: UnsafePointer<LeafRecord> {
+        (base + Int(base.load(fromByteOffset: 4, as: Int32.self))).assumingMemoryBound(to: LeafRecord.self)
     }
-
-    var items: [(key: [UInt8], entry: StaticEntry)] { Array(zip(keys, entries)) }
 }
 
 /// A bit per hash of every all-literal path (about sixteen bits a path), read before the table: a
@@ -198,11 +197,12 @@ struct StaticPaths: @unchecked Sendable {
     /// Owns the buckets `refs` points to.
     final class Storage: @unchecked Sendable {
         let buckets: [StaticBucket]
-        let refs: UnsafeMutablePointer<Unmanaged<StaticBucket>>
+        /// Each bucket's block, in bucket order.
+        let refs: UnsafeMutablePointer<UnsafeRawPointer>
         init(_ buckets: [StaticBucket]) {
             self.buckets = buckets
             refs = .allocate(capacity: max(buckets.count, 1))
-            for (i, b) in buckets.enumerated() { refs[i] = .passUnretained(b) }
+            for (i, b) in buckets.enumerated() { refs[i] = UnsafeRawPointer(b.block) }
         }
         deinit { refs.deallocate() }
     }
@@ -239,16 +239,16 @@ struct StaticPaths: @unchecked Sendable {
             for (b, keys) in touched {
                 var items = buckets[b].items.filter { !keys.contains($0.key) }
                 for key in keys {
-                    if let node = tree.staticNodes[key], !node.leaves.isEmpty { items.append((key, StaticEntry(node))) }
+                    if let node = tree.staticNodes[key], !node.leaves.isEmpty { items.append((key, node.leaves)) }
                 }
                 buckets[b] = StaticBucket(items, fold: fold)
             }
             return StaticPaths(buckets: buckets, filter: .updated(previous.filter, tree: tree, changed: changed),
                                caseInsensitive: tree.caseInsensitive)
         }
-        var grouped = [[(key: [UInt8], entry: StaticEntry)]](repeating: [], count: count)
+        var grouped = [[(key: [UInt8], leaves: [Leaf])]](repeating: [], count: count)
         for (key, node) in tree.staticNodes where !node.leaves.isEmpty {
-            grouped[LiteralBuckets.bucket(pathHash(key, fold: fold), count: count)].append((key, StaticEntry(node)))
+            grouped[LiteralBuckets.bucket(pathHash(key, fold: fold), count: count)].append((key, node.leaves))
         }
         return StaticPaths(buckets: grouped.map { StaticBucket($0, fold: fold) },
                            filter: .updated(previous.filter, tree: tree, changed: changed), caseInsensitive: fold)
@@ -257,7 +257,7 @@ struct StaticPaths: @unchecked Sendable {
 
 /// A static table as the lookup path reads it: raw pointers into a `StaticPaths` someone holds.
 struct StaticProbe: @unchecked Sendable {
-    let refs: UnsafeMutablePointer<Unmanaged<StaticBucket>>?
+    let refs: UnsafeMutablePointer<UnsafeRawPointer>?
     let count: Int
     let fold: Bool
     let filter: UnsafePointer<UInt64>?
@@ -266,26 +266,25 @@ struct StaticProbe: @unchecked Sendable {
     static let none = StaticProbe(refs: nil, count: 0, fold: false, filter: nil, filterMask: 0)
 
     /// The entry for the path `p[0..<n]`, if it is all-literal and has routes.
-    @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Unmanaged<StaticEntry>? {
+    @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> StaticEntry? {
         guard let refs, count > 0, let filter else { return nil }
         let h = pathHash(p, n, fold: fold)
         let bit = StaticFilter.bit(h, filterMask)
         if filter[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return nil }
-        return refs[LiteralBuckets.bucket(h, count: count)]._withUnsafeGuaranteedRef { bucket -> Unmanaged<StaticEntry>? in
-            var slot = Int(truncatingIfNeeded: h >> 1) & bucket.mask
-            while true {
-                let sh = bucket.hashes[slot]
-                if sh == 0 { return nil }
-                if sh == h {
-                    let i = bucket.slotIndex[slot]
-                    let start = bucket.keyStarts[i]
-                    if bucket.keyStarts[i + 1] - start == n {
-                        let k = bucket.keyBytes + start
-                        if fold ? sameBytesFolded(k, p, n) : sameBytes(k, p, n) { return bucket.entryRefs[i] }
-                    }
-                }
-                slot = (slot + 1) & bucket.mask
+        let block = refs[LiteralBuckets.bucket(h, count: count)]
+        let mask = block.load(as: Int.self)
+        let slots = block + StaticBucket.slotsOffset
+        var j = Int(truncatingIfNeeded: h >> 1) & mask
+        while true {
+            let slot = slots + j * StaticBucket.slotStride
+            let sh = slot.load(as: UInt64.self)
+            if sh == 0 { return nil }
+            if sh == h, Int(slot.load(fromByteOffset: 12, as: Int32.self)) == n {
+                let entry = block + Int(slot.load(fromByteOffset: 8, as: Int32.self))
+                let k = (entry + StaticBucket.entryHeader).assumingMemoryBound(to: UInt8.self)
+                if fold ? sameBytesFolded(k, p, n) : sameBytes(k, p, n) { return StaticEntry(base: entry, keyLength: n) }
             }
+            j = (j + 1) & mask
         }
     }
 }

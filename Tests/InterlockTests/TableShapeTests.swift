@@ -14,7 +14,7 @@ struct TableShapeTests {
 
     func pick<T>(_ items: [T], _ rng: inout SplitMix) -> T { items[Int(rng.next() % UInt64(items.count))] }
 
-    func randomPattern(_ rng: inout SplitMix, _ i: Int) -> String {
+    func randomPattern(_ rng: inout SplitMix) -> String {
         var path = ""
         for s in 0..<Int(rng.next() % 4) {
             switch rng.next() % 6 {
@@ -68,8 +68,8 @@ struct TableShapeTests {
             Router(options: options, simpleUnits: true, unitBudget: 1_000_000),
             Router(options: options, simpleUnits: true, staticProbe: .always, unitBudget: 150),
         ]
-        for i in 0..<70 {
-            let pattern = randomPattern(&rng, i)
+        for _ in 0..<70 {
+            let pattern = randomPattern(&rng)
             let expected = caught { () throws(InterlockError) in try reference.addRoute(pattern) }
             for r in shapes {
                 let got = caught { () throws(InterlockError) in try r.addRoute(pattern) }

@@ -54,6 +54,8 @@ final class StaticBucket: @unchecked Sendable {
     static let slotsOffset = 16
     static let slotStride = 16
     static let entryHeader = 8
+    /// A route's fields: (start, length) for its method, scheme and host, as Int32.
+    static let fieldStride = 24
 
     init(_ items: [(key: [UInt8], leaves: [Leaf])], fold: Bool) {
         self.items = items
@@ -75,7 +77,7 @@ final class StaticBucket: @unchecked Sendable {
                 }
             }
             let fields = StaticBucket.entryHeader + aligned(item.key.count)
-            let text = fields + 4 * fieldValues.count
+            let text = fields + StaticBucket.fieldStride * item.leaves.count
             let records = aligned(text + bytes.count)
             layouts.append((at, fields, text, records, bytes, fieldValues))
             at += records + MemoryLayout<LeafRecord>.stride * item.leaves.count
@@ -115,9 +117,10 @@ struct StaticEntry {
     /// Route `i`'s method (`f` 0), scheme (1) or host (2): its bytes and length, -1 for any.
     @inline(__always) func field(_ i: Int, _ f: Int) -> (UnsafePointer<UInt8>, Int) {
         let fields = base + StaticBucket.entryHeader + ((keyLength + 7) & ~7)
-        let start = Int(fields.load(fromByteOffset: 4 * (6 * i + 2 * f), as: Int32.self))
-        let length = Int(fields.load(fromByteOffset: 4 * (6 * i + 2 * f + 1), as: Int32.self))
-        let text = fields + 24 * count
+        let at = StaticBucket.fieldStride * i + 8 * f
+        let start = Int(fields.load(fromByteOffset: at, as: Int32.self))
+        let length = Int(fields.load(fromByteOffset: at + 4, as: Int32.self))
+        let text = fields + StaticBucket.fieldStride * count
         return ((text + start).assumingMemoryBound(to: UInt8.self), length)
     }
     var records: UnsafePointer<LeafRecord> {
@@ -194,17 +197,17 @@ enum StaticProbeUse: Sendable {
 
 /// The all-literal paths of a compiled table.
 struct StaticPaths: @unchecked Sendable {
-    /// Owns the buckets `refs` points to.
+    /// Owns the buckets whose blocks `blocks` points to.
     final class Storage: @unchecked Sendable {
         let buckets: [StaticBucket]
         /// Each bucket's block, in bucket order.
-        let refs: UnsafeMutablePointer<UnsafeRawPointer>
+        let blocks: UnsafeMutablePointer<UnsafeRawPointer>
         init(_ buckets: [StaticBucket]) {
             self.buckets = buckets
-            refs = .allocate(capacity: max(buckets.count, 1))
-            for (i, b) in buckets.enumerated() { refs[i] = UnsafeRawPointer(b.block) }
+            blocks = .allocate(capacity: max(buckets.count, 1))
+            for (i, b) in buckets.enumerated() { blocks[i] = UnsafeRawPointer(b.block) }
         }
-        deinit { refs.deallocate() }
+        deinit { blocks.deallocate() }
     }
     let storage: Storage
     let filter: StaticFilter
@@ -223,7 +226,7 @@ struct StaticPaths: @unchecked Sendable {
     /// What a matcher keeps to look paths up with no reference counting; valid while it holds
     /// this table.
     var probe: StaticProbe {
-        StaticProbe(refs: storage.refs, count: storage.buckets.count, fold: caseInsensitive,
+        StaticProbe(blocks: storage.blocks, count: storage.buckets.count, fold: caseInsensitive,
                     filter: UnsafePointer(filter.words), filterMask: filter.mask)
     }
 
@@ -257,21 +260,21 @@ struct StaticPaths: @unchecked Sendable {
 
 /// A static table as the lookup path reads it: raw pointers into a `StaticPaths` someone holds.
 struct StaticProbe: @unchecked Sendable {
-    let refs: UnsafeMutablePointer<UnsafeRawPointer>?
+    let blocks: UnsafeMutablePointer<UnsafeRawPointer>?
     let count: Int
     let fold: Bool
     let filter: UnsafePointer<UInt64>?
     let filterMask: Int
 
-    static let none = StaticProbe(refs: nil, count: 0, fold: false, filter: nil, filterMask: 0)
+    static let none = StaticProbe(blocks: nil, count: 0, fold: false, filter: nil, filterMask: 0)
 
     /// The entry for the path `p[0..<n]`, if it is all-literal and has routes.
     @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> StaticEntry? {
-        guard let refs, count > 0, let filter else { return nil }
+        guard let blocks, count > 0, let filter else { return nil }
         let h = pathHash(p, n, fold: fold)
         let bit = StaticFilter.bit(h, filterMask)
         if filter[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return nil }
-        let block = refs[LiteralBuckets.bucket(h, count: count)]
+        let block = blocks[LiteralBuckets.bucket(h, count: count)]
         let mask = block.load(as: Int.self)
         let slots = block + StaticBucket.slotsOffset
         var j = Int(truncatingIfNeeded: h >> 1) & mask

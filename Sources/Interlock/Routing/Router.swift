@@ -41,12 +41,8 @@ public final class Router: @unchecked Sendable {
     }
 
     /// Creates an empty router.
-    public init(options: RouterOptions = []) {
-        self.options = options
-        self.simpleUnits = true
-        self.staticProbe = .whenMostlyStatic
-        self.unitBudget = Interlock.unitBudget
-        state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
+    public convenience init(options: RouterOptions = []) {
+        self.init(options: options, simpleUnits: true)
     }
 
     /// A router that compiles every subtree to a regex (`simpleUnits` false), that always or never

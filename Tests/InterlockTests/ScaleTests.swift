@@ -173,6 +173,43 @@ struct StaticProbeTests {
         #expect(matched > 300)   // the comparison covers real matches, not only misses
     }
 
+    /// A URI whose path is, byte for byte, one the table holds is copied instead of parsed: its
+    /// query and fragment are still checked, and every other spelling of the path is parsed.
+    @Test(arguments: [RouterOptions(), .strictSlash])
+    func aPathTakenAsItIsStillHasItsQueryChecked(options: RouterOptions) throws {
+        let probing = Router(options: options, staticProbe: .always)
+        let walking = Router(options: options, staticProbe: .never)
+        for pattern in ["/docs/a", "GET /docs/b", "/a%2Fb/c", "/x/:id", "/docs/a/", "/~u/p+q", "POST /docs/a", "/caf%C3%A9"] {
+            let a = caught { () throws(InterlockError) in try probing.addRoute(pattern) }
+            let b = caught { () throws(InterlockError) in try walking.addRoute(pattern) }
+            #expect(a?.code == b?.code, "\(pattern)")
+        }
+        let paths = ["/docs/a", "/docs/b", "/a%2Fb/c", "/a%2fb/c", "/docs//a", "/docs/./a", "/docs/a/", "/DOCS/a", "/~u/p+q",
+                     "/%7Eu/p+q", "/x/1", "/docs/a%", "/caf%C3%A9", "/caf%c3%a9", "/", "/docs/a\u{0}"]
+        let tails = ["", "?", "?q=1", "?bad%zz", "#f", "?q#f", "#bad%", "?a b", "#", "?%41#%"]
+        var matched = 0, failed = 0
+        for path in paths {
+            for tail in tails {
+                for method in [nil, "GET", "POST", "PUT"] {
+                    let uri = path + tail
+                    let a = Result { () throws(InterlockError) in try probing.match(uri, method: method) }
+                    let b = Result { () throws(InterlockError) in try walking.match(uri, method: method) }
+                    switch (a, b) {
+                    case (.success(let x), .success(let y)):
+                        #expect(x == y, "\(method ?? "*") \(uri)")
+                        if case .matched = x { matched += 1 }
+                    case (.failure(let x), .failure(let y)):
+                        #expect(x.code == y.code && x.offset == y.offset && x.description == y.description, "\(uri): \(x) / \(y)")
+                        failed += 1
+                    default:
+                        Issue.record("\(method ?? "*") \(uri): \(a) / \(b)")
+                    }
+                }
+            }
+        }
+        #expect(matched > 100 && failed > 100)   // both kinds of answer are compared
+    }
+
     @Test func onlyMostlyAllLiteralTablesTryTheShortcut() throws {
         let r = Router()
         for i in 0..<10 { try r.addRoute("/static/\(i)") }

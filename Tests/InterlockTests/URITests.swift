@@ -74,6 +74,25 @@ struct URITests {
         }
     }
 
+    /// Normalizing a normalized path leaves it as it is. The lookup relies on it: a URI whose path
+    /// is, byte for byte, one the all-literal table holds is copied, not parsed.
+    @Test func normalizingANormalizedPathChangesNothing() throws {
+        let pieces = ["/", "a", "bc", ".", "..", ".x", "%41", "%2e", "%2f", "~", ":", "@", "%2F", " ", "//", "Z", "é", "%c3%a9", "+"]
+        var rng = SplitMix(seed: 4242)
+        for _ in 0..<20_000 {
+            var uri = ""
+            for _ in 0..<Int(rng.next() % 9) { uri += pieces[Int(rng.next() % UInt64(pieces.count))] }
+            for strict in [false, true] {
+                guard let once = try? normalize(uri, strict: strict) else { continue }
+                #expect(try normalize(once.path, strict: strict).path == once.path, "\(uri) -> \(once.path) strict: \(strict)")
+                // What the shortcut takes for a path: up to "?" or "#".
+                let bytes = Array((once.path + "?q#f").utf8)
+                let end = bytes.withUnsafeBytes { URIParser.barePathEnd($0) }
+                #expect(end == (once.path.utf8.count >= 1 ? once.path.utf8.count : nil), "\(once.path)")
+            }
+        }
+    }
+
     /// The word-at-a-time comparison the lookup uses for paths and methods: every length up to 40,
     /// equal, and differing at each position.
     @Test func sameBytesFindsEveryDifference() {

@@ -113,6 +113,46 @@ enum URIParser {
             i = try normalizePath(input, from: i, strictSlash: strictSlash, into: out, spans: &spans)
         }
 
+        try parseQueryAndFragment(input, from: i, spans: &spans)
+    }
+
+    /// Where the path of a URI that is a path alone ("/" then bytes up to "?", "#" or the end)
+    /// ends; nil for any other URI (a scheme, a deep link's bare path) and for one too long.
+    /// Eight bytes at a time: the all-literal table is probed with this path before any parsing.
+    @inline(__always) static func barePathEnd(_ input: UnsafeRawBufferPointer) -> Int? {
+        let n = input.count
+        guard n >= 2, n <= maximumURILength, let p = input.baseAddress, input[0] == slash else { return nil }
+        var i = 0
+        while i + 8 <= n {
+            let w = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let a = w ^ 0x3F3F_3F3F_3F3F_3F3F, b = w ^ 0x2323_2323_2323_2323   // "?" and "#"
+            let found = ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b) & 0x8080_8080_8080_8080
+            if found != 0 { return i + found.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        while i < n, input[i] != 0x3F, input[i] != 0x23 { i += 1 }
+        return i
+    }
+
+    /// The parse of a URI whose path, `input[0..<end]`, is known to be normalized already (it is,
+    /// byte for byte, a path the router's table holds, and normalizing a normalized path leaves it
+    /// as it is): the path is copied, and only the query and fragment are checked.
+    static func parse(
+        _ input: UnsafeRawBufferPointer, normalizedPathEnd end: Int,
+        into out: UnsafeMutablePointer<UInt8>, spans: inout URISpans
+    ) throws(InterlockError) {
+        spans = URISpans()
+        if let p = input.baseAddress { UnsafeMutableRawPointer(out).copyMemory(from: p, byteCount: end) }
+        spans.pathLength = end
+        try parseQueryAndFragment(input, from: end, spans: &spans)
+    }
+
+    /// Checks the query and fragment from `i` (at "?", "#" or the end) and notes where they are.
+    @inline(__always) private static func parseQueryAndFragment(
+        _ input: UnsafeRawBufferPointer, from start: Int, spans: inout URISpans
+    ) throws(InterlockError) {
+        let n = input.count
+        var i = start
         if i < n, input[i] == 0x3F {  // '?'
             let start = i + 1
             i = try validateComponent(input, from: start, stopAtHash: true, what: "query")

@@ -93,6 +93,23 @@ struct URITests {
         }
     }
 
+    /// The word-at-a-time search for a path's end: every length up to 40, with "?" or "#" at every
+    /// place or nowhere, against a byte-by-byte search.
+    @Test func barePathEndFindsTheFirstQueryOrFragment() {
+        for n in 0...40 {
+            for mark in [nil, UInt8(ascii: "?"), UInt8(ascii: "#")] {
+                for at in (mark == nil ? [-1] : Array(0..<n)) {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: n)
+                    if n > 0 { bytes[0] = slash }
+                    if let mark, at >= 0 { bytes[at] = mark }
+                    if let mark, at + 3 < n { bytes[at + 3] = mark == 0x3F ? 0x23 : 0x3F }   // a later one must not count
+                    let expected = n >= 2 && bytes[0] == slash ? (bytes.firstIndex { $0 == 0x3F || $0 == 0x23 } ?? n) : nil
+                    #expect(bytes.withUnsafeBytes { URIParser.barePathEnd($0) } == expected, "length \(n), mark at \(at)")
+                }
+            }
+        }
+    }
+
     /// The word-at-a-time comparison the lookup uses for paths and methods: every length up to 40,
     /// equal, and differing at each position.
     @Test func sameBytesFindsEveryDifference() {

@@ -122,16 +122,26 @@ enum URIParser {
     @inline(__always) static func barePathEnd(_ input: UnsafeRawBufferPointer) -> Int? {
         let n = input.count
         guard n >= 2, n <= maximumURILength, let p = input.baseAddress, input[0] == slash else { return nil }
+        /// The first "?" or "#" among the eight bytes at `i`, if any (exact: a false sign can only
+        /// follow a true one).
+        @inline(__always) func first(at i: Int) -> Int? {
+            let w = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let a = w ^ 0x3F3F_3F3F_3F3F_3F3F, b = w ^ 0x2323_2323_2323_2323
+            let found = ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b) & 0x8080_8080_8080_8080
+            return found == 0 ? nil : i + found.trailingZeroBitCount / 8
+        }
+        guard n >= 8 else {
+            var i = 0
+            while i < n, input[i] != 0x3F, input[i] != 0x23 { i += 1 }
+            return i
+        }
         var i = 0
         while i + 8 <= n {
-            let w = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let a = w ^ 0x3F3F_3F3F_3F3F_3F3F, b = w ^ 0x2323_2323_2323_2323   // "?" and "#"
-            let found = ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b) & 0x8080_8080_8080_8080
-            if found != 0 { return i + found.trailingZeroBitCount / 8 }
+            if let at = first(at: i) { return at }
             i += 8
         }
-        while i < n, input[i] != 0x3F, input[i] != 0x23 { i += 1 }
-        return i
+        // The last eight bytes, overlapping those already read (none of which is "?" or "#").
+        return i < n ? first(at: n - 8) ?? n : n
     }
 
     /// The parse of a URI whose path, `input[0..<end]`, is known to be normalized already (it is,

@@ -139,6 +139,7 @@ public final class Matcher {
         }
         staticPaths = table.staticPaths
         staticProbe = staticPaths.probe
+        probed = nil                    // it pointed into the table let go of
         probesStatic = table.probesStatic
         tableGeneration = table.generation
         tableSerial = router.serial

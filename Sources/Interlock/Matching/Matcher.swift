@@ -458,8 +458,7 @@ public final class Matcher {
         var e = start
         while true {
             let w = UnsafeRawPointer(subject + e).loadUnaligned(as: UInt64.self)
-            let a = w ^ 0x2F2F_2F2F_2F2F_2F2F, b = w ^ 0x0A0A_0A0A_0A0A_0A0A
-            let found = ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b) & 0x8080_8080_8080_8080
+            let found = bytesEqual(w, slash, or: newline)
             if found != 0 { return e + found.trailingZeroBitCount / 8 }
             e += 8
         }

@@ -159,3 +159,12 @@ public func validateUTF8(_ bytes: UnsafeRawBufferPointer, what: String, code: Er
     for j in 0..<n where key[j] != lowercased(s[j]) { return false }
     return true
 }
+
+/// The bytes of `w` (eight bytes read little-endian) equal to `a` or `b`, as the top bit of each
+/// such byte; zero for none. The lowest bit set is exact (a byte above a match may be flagged by
+/// the borrow out of it), so the first match is at `trailingZeroBitCount / 8`: the word-at-a-time
+/// scans of paths and segments.
+@inline(__always) func bytesEqual(_ w: UInt64, _ a: UInt8, or b: UInt8) -> UInt64 {
+    let x = w ^ (0x0101_0101_0101_0101 &* UInt64(a)), y = w ^ (0x0101_0101_0101_0101 &* UInt64(b))
+    return ((x &- 0x0101_0101_0101_0101) & ~x | (y &- 0x0101_0101_0101_0101) & ~y) & 0x8080_8080_8080_8080
+}

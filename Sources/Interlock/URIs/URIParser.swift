@@ -122,12 +122,9 @@ enum URIParser {
     @inline(__always) static func barePathEnd(_ input: UnsafeRawBufferPointer) -> Int? {
         let n = input.count
         guard n >= 2, n <= maximumURILength, let p = input.baseAddress, input[0] == slash else { return nil }
-        /// The first "?" or "#" among the eight bytes at `i`, if any (exact: a false sign can only
-        /// follow a true one).
+        /// The first "?" or "#" among the eight bytes at `i`, if any.
         @inline(__always) func first(at i: Int) -> Int? {
-            let w = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let a = w ^ 0x3F3F_3F3F_3F3F_3F3F, b = w ^ 0x2323_2323_2323_2323
-            let found = ((a &- 0x0101_0101_0101_0101) & ~a | (b &- 0x0101_0101_0101_0101) & ~b) & 0x8080_8080_8080_8080
+            let found = bytesEqual(p.loadUnaligned(fromByteOffset: i, as: UInt64.self), 0x3F, or: 0x23)
             return found == 0 ? nil : i + found.trailingZeroBitCount / 8
         }
         guard n >= 8 else {

@@ -10,10 +10,16 @@ final class HandlePool {
     private var responses = HandleStack<ResponseHandle>()
     private var chains = HandleStack<ChainHandle>()
 
-    func request(_ r: Request) -> RequestHandle {
-        guard let h = requests.pop() else { return RequestHandle(r) }
-        h.reuse(for: r)
-        return h
+    /// Lends `request` to `body` through a pooled handle, to be read: a change the callback makes
+    /// goes to the handle's own copy (see `RequestHandle.request`), never to `request`.
+    func lending<R>(_ request: Request, _ body: (RequestHandle) throws -> R) rethrows -> R {
+        let h = requests.pop() ?? RequestHandle(Request(uri: ""))
+        defer { requests.push(h) }
+        return try withUnsafePointer(to: request) { p in
+            h.borrow(readOnly: p)
+            defer { h.endBorrow() }
+            return try body(h)
+        }
     }
 
     /// Lends `request` (the pipeline's own, changed in place) to `body` through a pooled handle.
@@ -44,12 +50,7 @@ final class HandlePool {
         return h
     }
 
-    /// Takes back handles whose call has returned. A request handle keeps its request until it is
-    /// reused (a request is small, and it is shared, not copied).
-    func recycle(_ h: RequestHandle) {
-        requests.push(h)
-    }
-
+    /// Takes back a chain handle whose filter's call has returned.
     func recycle(_ h: ChainHandle) {
         h.reuse(for: nil)
         chains.push(h)

@@ -45,16 +45,14 @@ final class CCallback: @unchecked Sendable {
     /// The callback as a Swift destination.
     var destination: Destination {
         { [self] request, response in
-            try withHandlePool { pool in
-                let req = pool.request(request)
-                defer { pool.recycle(req) }
+            try withHandlePool { pool in try pool.lending(request) { req in
                 try pool.borrowing(&response) { res in
                     let rc = function(req.opaque, res.opaque, pointer)
                     if rc != 0 {
                         throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
                     }
                 }
-            }
+            } }
         }
     }
 }
@@ -150,9 +148,22 @@ final class RequestHandle {
     /// pipeline's own request (borrowed: changes go straight to it).
     private var owned: Request
     private var borrowed: UnsafeMutablePointer<Request>? = nil
+    /// Set while the borrowed request is the pipeline's own copy, to be read only: a change then
+    /// goes to a copy the handle owns (as a filter's changes go to the request it passes on).
+    private var readOnly = false
     var request: Request {
         _read { if let borrowed { yield borrowed.pointee } else { yield owned } }
-        _modify { if let borrowed { yield &borrowed.pointee } else { yield &owned } }
+        _modify {
+            if let borrowed {
+                if !readOnly {
+                    yield &borrowed.pointee
+                    return
+                }
+                owned = borrowed.pointee
+                self.borrowed = nil
+            }
+            yield &owned
+        }
     }
     var errorMessage: String? = nil { didSet { used = true } }
     /// Whether a callback asked for anything (strings, caches, an error): only then does reuse
@@ -187,17 +198,18 @@ final class RequestHandle {
         return c
     }
 
-    /// Makes this handle stand for `request`, freeing what it handed out before (the pool reuses
-    /// handles once the callback they were given to has returned).
-    func reuse(for request: Request) {
-        borrowed = nil
-        owned = request
+    /// Stands for `*target` until `endBorrow`, freeing what the handle handed out before (the pool
+    /// reuses handles once the callback they were given to has returned).
+    func borrow(_ target: UnsafeMutablePointer<Request>) {
+        borrowed = target
+        readOnly = false
         resetIfUsed()
     }
 
-    /// Stands for `*target` until `endBorrow` (see `reuse`).
-    func borrow(_ target: UnsafeMutablePointer<Request>) {
-        borrowed = target
+    /// Stands for `*target`, which it never changes, until `endBorrow` (as `borrow(_:)`).
+    func borrow(readOnly target: UnsafePointer<Request>) {
+        borrowed = UnsafeMutablePointer(mutating: target)
+        readOnly = true
         resetIfUsed()
     }
 

@@ -60,14 +60,14 @@ public func ilk_router_add_filter(
     guard let fn else { return invalid("filter is NULL") }
     let ud = Userdata(userdata, free: freeFn)
     let label = string(name) ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
-    r.router.addFilter(Filter(name: label) { request, chain in try withHandlePool { pool in
-        let req = pool.request(request), ch = pool.chain(chain)
-        defer { pool.recycle(req); pool.recycle(ch) }
+    r.router.addFilter(Filter(name: label) { request, chain in try withHandlePool { pool in try pool.lending(request) { req in
+        let ch = pool.chain(chain)
+        defer { pool.recycle(ch) }
         let rc = fn(req.opaque, ch.opaque, ud.pointer)
         if let error = ch.error { throw error }
         switch rc {
         case ILK_CONTINUE:
-            guard var downstream = ch.downstream else {
+            guard var downstream = ch.downstream.take() else {
                 throw CallbackError(message: "filter '\(label)' returned ILK_CONTINUE without calling ilk_filter_chain_next")
             }
             if let response = ch.response { downstream.response = response.response }
@@ -82,7 +82,7 @@ public func ilk_router_add_filter(
         default:
             throw CallbackError(message: req.errorMessage ?? "filter '\(label)' returned \(rc)")
         }
-    } })
+    } } })
     return ILK_OK
 }
 
@@ -158,13 +158,11 @@ public func ilk_router_set_guard(
         return ILK_OK
     }
     let ud = Userdata(userdata, free: freeFn)
-    try? r.router.setGuard({ request in try withHandlePool { pool in
-        let req = pool.request(request)
-        defer { pool.recycle(req) }
+    try? r.router.setGuard({ request in try withHandlePool { pool in try pool.lending(request) { req in
         let rc = fn(req.opaque, ud.pointer)
         if rc < 0 { throw CallbackError(message: req.errorMessage ?? "guard returned \(rc)") }
         return rc != 0
-    } }, for: routeID)
+    } } }, for: routeID)
     return ILK_OK
 }
 
@@ -209,10 +207,8 @@ public func ilk_interceptor_new_response(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
-        .response(ResponseInterceptor(name: label) { response, request in try withHandlePool { pool in
-            let req = pool.request(request)
-            defer { pool.recycle(req) }
-            return try pool.borrowing(&response) { res in
+        .response(ResponseInterceptor(name: label) { response, request in try withHandlePool { pool in try pool.lending(request) { req in
+            try pool.borrowing(&response) { res in
                 let rc = fn(req.opaque, res.opaque, ud.pointer)
                 switch rc {
                 case ILK_CONTINUE: return .proceed
@@ -221,7 +217,7 @@ public func ilk_interceptor_new_response(
                 default: throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
                 }
             }
-        } })
+        } } })
     }
 }
 

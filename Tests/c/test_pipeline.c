@@ -37,6 +37,57 @@ static int filter_mark(ilk_request *req, ilk_filter_chain *chain, void *userdata
 
 static int guard_allow(const ilk_request *req, void *userdata) { (void)req; mark("guard"); return *(int *)userdata; }
 
+/* A filter that changes its request before passing it on: the change reaches the later stages,
+ * and the filter reads it back through its own handle. */
+static int filter_tag(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  if (ilk_request_set_metadata(req, "via", "tag") != ILK_OK) return -1;
+  if (ilk_request_set_param(req, "x", "changed") != ILK_OK) return -1;
+  if (strcmp(ilk_request_metadata(req, "via"), "tag") != 0 || strcmp(ilk_request_param(req, "x"), "changed") != 0) return -1;
+  return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
+}
+static int filter_seen(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  mark(ilk_request_metadata(req, "via") ? ilk_request_metadata(req, "via") : "none");
+  return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
+}
+static int guard_seen(const ilk_request *req, void *userdata) {
+  (void)userdata;
+  mark(ilk_request_param(req, "x"));
+  return 1;
+}
+static int dest_seen(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)userdata; (void)res;
+  mark(ilk_request_metadata(req, "via") ? ilk_request_metadata(req, "via") : "none");
+  mark(ilk_request_param(req, "x"));
+  return ILK_OK;
+}
+
+static void test_filter_changes_request(void) {
+  ilk_router *r;
+  ilk_result *res;
+  uint32_t id;
+  order[0] = 0;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a/:x", dest_seen, NULL, NULL, &id);
+  ilk_router_set_guard(r, id, guard_seen, NULL, NULL);
+  ilk_router_add_filter(r, "seen-before", filter_seen, NULL, NULL);
+  ilk_router_add_filter(r, "tag", filter_tag, NULL, NULL);
+  ilk_router_add_filter(r, "seen-after", filter_seen, NULL, NULL);
+  CHECK_EQ_INT(resolve(r, NULL, "/a/1", &res), ILK_OK);
+  CHECK_EQ_STR(order, "none tag changed tag changed ");
+  /* the change went down the chain only: the resolve's own request is as the interceptors left it */
+  CHECK(ilk_request_metadata(ilk_result_request(res), "via") == NULL);
+  CHECK_EQ_STR(ilk_request_param(ilk_result_request(res), "x"), "1");
+  /* the same handles serve the next resolve: nothing of this one's change is left in them */
+  ilk_result_free(res);
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/a/2", &res), ILK_OK);
+  CHECK_EQ_STR(order, "none tag changed tag changed ");
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
 static void test_order(void) {
   ilk_router *r;
   ilk_interceptor *i;
@@ -498,6 +549,7 @@ static void test_result_outlives_router(void) {
 
 int main(void) {
   test_order();
+  test_filter_changes_request();
   test_filters();
   test_guard_and_pending_link();
   test_abort_and_retry();

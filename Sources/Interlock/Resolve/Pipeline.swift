@@ -20,7 +20,7 @@ extension Router {
         let run = PipelineRun(router: self, method: method)
         defer { returnMatcher(run.pooled) }
         let first = try run.create(bytes)
-        return run.run(from: first)
+        return run.run(from: consume first)
     }
 }
 
@@ -82,8 +82,8 @@ final class PipelineRun: @unchecked Sendable {
     }
 
     /// Stages 2 to 6, with redirects and retries.
-    func run(from first: Created) -> Resolution {
-        var (status, request, response) = attempts(first)
+    func run(from first: consuming Created) -> Resolution {
+        var (status, request, response) = attempts(consume first)
         while case .redirect(let uri) = status {
             if redirects.count >= global.redirectLimit {
                 log.ran(.redirect, uri: uri, "refused: more than \(global.redirectLimit) redirects")
@@ -96,7 +96,7 @@ final class PipelineRun: @unchecked Sendable {
             } catch {
                 return finish(.error("redirect to '\(uri)': \(error)"), request, Response())
             }
-            (status, request, response) = attempts(created)
+            (status, request, response) = attempts(consume created)
         }
         return finish(status.final, request, response)
     }
@@ -121,22 +121,23 @@ final class PipelineRun: @unchecked Sendable {
         }
     }
 
-    private func attempts(_ created: Created) -> (PassStatus, Request, Response) {
+    private func attempts(_ created: consuming Created) -> (PassStatus, Request, Response) {
         var retries = 0
-        pass = created
+        let parts = created.parts
+        pass = consume created      // what the filters' chains and the terminal stages read
         while true {
             attempt += 1
             calledNext = 0
             if calledNextBeyond64 != nil { calledNextBeyond64 = nil }
-            var request = created.request   // every attempt starts from the original request
+            var request = pass!.request     // every attempt starts from the original request
             // The route's scope first, then the global interceptors.
-            if let ended = intercept(&request, created.parts.requestLeaves, named: created.parts.names)
+            if let ended = intercept(&request, parts.requestLeaves, named: parts.names)
                 ?? intercept(&request, global.requestLeaves, named: nil) {
                 return (.done(ended), request, Response())
             }
             let downstream: Downstream
             do {
-                downstream = try filter(0, request, created)
+                downstream = try filter(0, request)
             } catch {
                 return (.done(.error(message(error))), request, Response())
             }
@@ -183,8 +184,8 @@ final class PipelineRun: @unchecked Sendable {
     }
 
     /// Stage 3: filter `index` and, through its chain, the rest.
-    func filter(_ index: Int, _ request: Request, _ created: Created) throws -> Downstream {
-        guard index < global.filters.count else { return try terminal(request, created) }
+    func filter(_ index: Int, _ request: Request) throws -> Downstream {
+        guard index < global.filters.count else { return try terminal(request) }
         let chain = FilterChain(run: self, index: index, attempt: attempt)
         let result: FilterResult
         do {
@@ -212,7 +213,7 @@ final class PipelineRun: @unchecked Sendable {
     /// Filter `index` of attempt `attempt` called `next`: the filters after it, or the terminal
     /// stages. Once per filter per attempt, and only while the attempt runs.
     func next(after index: Int, attempt: Int, _ request: Request) throws -> Downstream {
-        guard attempt == self.attempt, let created = pass else {
+        guard attempt == self.attempt, pass != nil else {
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next after its request was resolved; nothing ran")
         }
         let already: Bool
@@ -228,14 +229,14 @@ final class PipelineRun: @unchecked Sendable {
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next twice; the rest of the chain ran once")
         }
         log.ran(.filter, .filter(index), .proceed)
-        return try filter(index + 1, request, created)
+        return try filter(index + 1, request)
     }
 
     /// Stages 4 to 6: guard, destination, response interceptors.
-    private func terminal(_ request: Request, _ created: Created) throws -> Downstream {
+    private func terminal(_ request: Request) throws -> Downstream {
         let route = request.route
         // A filter may have changed the request's route: then what runs around it is looked up again.
-        let parts = route.map { $0.id == created.request.route?.id ? created.parts : router.parts(of: $0.id) } ?? .empty
+        let parts = route.map { $0 === pass!.request.route ? pass!.parts : router.parts(of: $0.id) } ?? .empty
         let destination: Destination?
         let named = log.subject(route: route)   // the guard's and destination's entries
         if route != nil {
@@ -252,7 +253,7 @@ final class PipelineRun: @unchecked Sendable {
                 }
             }
             destination = parts.destination
-        } else if let allowed = created.allowed {
+        } else if let allowed = pass!.allowed {
             return Downstream(outcome: .methodNotAllowed(allowed: allowed), response: Response())
         } else if let fallback = global.defaultDestination {
             destination = fallback

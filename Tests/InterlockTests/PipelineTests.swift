@@ -19,6 +19,12 @@ func responseLogger(_ log: Log, _ name: String) -> ResponseInterceptor {
 
 @Suite("Pipeline")
 struct PipelineTests {
+    @Test func traceRecordsAreSixteenBytes() {
+        // A resolve writes one record per stage into the run's inline buffer and moves it into the
+        // resolution: the layout (subject first, the rest in its padding) keeps that buffer small.
+        #expect(MemoryLayout<TraceLog.Record>.stride == 16)
+    }
+
     @Test func stagesRunInTheNormativeOrder() throws {
         let log = Log()
         let r = Router()

@@ -166,7 +166,7 @@ final class PipelineRun: @unchecked Sendable {
         if leaves.isEmpty { return nil }
         let scope = names.map { log.scope(of: $0) } ?? -1
         for (i, leaf) in leaves.enumerated() {
-            let subject = TraceLog.Subject.requestLeaf(scope: scope, i)
+            let subject = TraceLog.Subject.requestLeaf(scope: Int32(scope), Int32(i))
             do {
                 switch try leaf.run(&request) {
                 case .proceed:
@@ -283,7 +283,7 @@ final class PipelineRun: @unchecked Sendable {
         if leaves.isEmpty { return nil }
         let scope = names.map { log.scope(of: $0) } ?? -1
         for (i, leaf) in leaves.enumerated() {
-            let subject = TraceLog.Subject.responseLeaf(scope: scope, i)
+            let subject = TraceLog.Subject.responseLeaf(scope: Int32(scope), Int32(i))
             let decision: ResponseDecision
             do { decision = try leaf.run(&response, request) } catch {
                 log.ran(.responseInterceptor, subject, "error: \(message(error))")

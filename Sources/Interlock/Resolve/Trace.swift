@@ -56,8 +56,8 @@ struct TraceLog: @unchecked Sendable {
     enum Subject {
         case request(Int)                                  // index into the matched requests
         case filter(Int)                                   // index into the global filters
-        case requestLeaf(scope: Int, Int)                  // scope: -1 global, else a route's names
-        case responseLeaf(scope: Int, Int)
+        case requestLeaf(scope: Int32, Int32)              // scope: -1 global, else a route's names
+        case responseLeaf(scope: Int32, Int32)
         case route(Unmanaged<Route>)
         case defaultDestination
         case text(Int)                                     // index into `texts`
@@ -67,11 +67,19 @@ struct TraceLog: @unchecked Sendable {
         case proceed, stop, allow, refuse, ran, retry, matched, noRoute, methodNotAllowed, text
     }
 
+    /// 16 bytes: the subject (8 and a tag) first, so that the rest fills its padding.
     struct Record {
+        var subject: Subject
         var stage: Stage
         var decision: Decision
         var text: UInt32 = 0                               // for `.text`: index into `texts`
-        var subject: Subject
+
+        init(stage: Stage, decision: Decision, text: UInt32 = 0, subject: Subject) {
+            self.subject = subject
+            self.stage = stage
+            self.decision = decision
+            self.text = text
+        }
 
         static let unused = Record(stage: .match, decision: .proceed, subject: .defaultDestination)
     }
@@ -195,9 +203,9 @@ struct TraceLog: @unchecked Sendable {
         case .filter(let i):
             name = global?.filters[i] ?? ""
         case .requestLeaf(let scope, let i):
-            name = names(scope)?.requestLeaves[i] ?? ""
+            name = names(Int(scope))?.requestLeaves[Int(i)] ?? ""
         case .responseLeaf(let scope, let i):
-            name = names(scope)?.responseLeaves[i] ?? ""
+            name = names(Int(scope))?.responseLeaves[Int(i)] ?? ""
         case .route(let route):
             let route = route.takeUnretainedValue()
             name = route.name ?? route.pattern.source

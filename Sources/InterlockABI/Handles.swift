@@ -358,7 +358,7 @@ final class ResponseHandle {
     /// Stands for `*target` until `endBorrow`.
     func borrow(_ target: UnsafeMutablePointer<Response>) {
         borrowed = target
-        errorMessage = nil
+        if errorMessage != nil { errorMessage = nil }
         store?.clear()
     }
 

@@ -32,10 +32,11 @@ final class ChainHandle {
 
     func reuse(for chain: FilterChain?) {
         self.chain = chain
-        downstream = nil
-        response = nil
-        error = nil
-        target = nil
+        // Most are already clear (the filter's closure takes the downstream): only those are reset.
+        if downstream != nil { downstream = nil }
+        if response != nil { response = nil }
+        if error != nil { error = nil }
+        if target != nil { target = nil }
     }
 }
 
@@ -100,7 +101,7 @@ private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
     do {
         let d = try chain.next(req.request)
         ch.downstream = d
-        ch.response = nil
+        if ch.response != nil { ch.response = nil }
         switch d.outcome {
         case .completed: return ILK_OK
         case .notFound: return ILK_NOT_FOUND

@@ -65,16 +65,17 @@ final class PipelineRun: @unchecked Sendable {
         }
         let request = matcher.request(method: method, bytes: bytes, matched: outcome == .matched,
                                       sharingStateWith: log.firstMatch)
-        var parts = RouteParts.empty
-        if outcome == .matched, let route = request.route {
-            parts = router.parts(of: route.id)
-        }
+        let routeID = outcome == .matched ? matcher.routeID : 0
+        let parts = routeID != 0 ? router.parts(of: routeID) : .empty
         log.matched(request, outcome)
-        return Created(request: request, parts: parts, allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
+        return Created(request: request, routeID: routeID, parts: parts,
+                       allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
     }
 
     struct Created {
         let request: Request
+        /// The matched route's id (0: none matched).
+        let routeID: RouteID
         /// What runs around the matched route (empty when none matched).
         let parts: RouteParts
         /// Set when the path matched only under other methods.
@@ -236,7 +237,7 @@ final class PipelineRun: @unchecked Sendable {
     private func terminal(_ request: Request) throws -> Downstream {
         let route = request.route
         // A filter may have changed the request's route: then what runs around it is looked up again.
-        let parts = route.map { $0 === pass!.request.route ? pass!.parts : router.parts(of: $0.id) } ?? .empty
+        let parts = route.map { $0.id == pass!.routeID ? pass!.parts : router.parts(of: $0.id) } ?? .empty
         let destination: Destination?
         let named = log.subject(route: route)   // the guard's and destination's entries
         if route != nil {

@@ -136,7 +136,9 @@ typedef int (*ilk_destination_fn)(const ilk_request *request, ilk_response *resp
  * A filter. It either calls ilk_filter_chain_next(chain, request) exactly once and returns
  * ILK_CONTINUE (it may change ilk_filter_chain_response(chain) before), returns ILK_STOP without
  * calling it, or sets a target with ilk_filter_chain_redirect / ilk_filter_chain_redirect_to_route
- * and returns ILK_REDIRECT. It may change the request's metadata, parameters and state first.
+ * and returns ILK_REDIRECT. It may change the request's metadata, parameters and state first:
+ * the change reaches the stages after it (through the request it passes on), not the resolve's
+ * own request (ilk_result_request).
  */
 typedef int (*ilk_filter_fn)(ilk_request *request, ilk_filter_chain *chain, void *userdata);
 

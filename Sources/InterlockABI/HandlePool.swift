@@ -11,7 +11,9 @@ final class HandlePool {
     private var chains = HandleStack<ChainHandle>()
 
     /// Lends `request` to `body` through a pooled handle, to be read: a change the callback makes
-    /// goes to the handle's own copy (see `RequestHandle.request`), never to `request`.
+    /// goes to the handle's own copy (see `RequestHandle.request`), never to `request`. It has
+    /// `lend`'s shape rather than calling it: a shared helper taking the borrow as a closure made
+    /// a resolve about 230 instructions longer.
     func lending<R>(_ request: Request, _ body: (RequestHandle) throws -> R) rethrows -> R {
         let h = requests.pop() ?? RequestHandle(Request(uri: ""))
         defer { requests.push(h) }

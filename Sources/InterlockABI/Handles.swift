@@ -148,21 +148,17 @@ final class RequestHandle {
     /// pipeline's own request (borrowed: changes go straight to it).
     private var owned: Request
     private var borrowed: UnsafeMutablePointer<Request>? = nil
-    /// Set while the borrowed request is the pipeline's own copy, to be read only: a change then
-    /// goes to a copy the handle owns (as a filter's changes go to the request it passes on).
+    /// Whether the borrowed request is to be read only: a change then goes to a copy the handle
+    /// owns (as a filter's changes go to the request it passes on, not to the pipeline's).
     private var readOnly = false
     var request: Request {
         _read { if let borrowed { yield borrowed.pointee } else { yield owned } }
         _modify {
-            if let borrowed {
-                if !readOnly {
-                    yield &borrowed.pointee
-                    return
-                }
-                owned = borrowed.pointee
-                self.borrowed = nil
+            if readOnly, let target = borrowed {
+                owned = target.pointee      // the first change: from here on the handle's own copy
+                borrowed = nil
             }
-            yield &owned
+            if let borrowed { yield &borrowed.pointee } else { yield &owned }
         }
     }
     var errorMessage: String? = nil { didSet { used = true } }
@@ -358,7 +354,7 @@ final class ResponseHandle {
     /// Stands for `*target` until `endBorrow`.
     func borrow(_ target: UnsafeMutablePointer<Response>) {
         borrowed = target
-        if errorMessage != nil { errorMessage = nil }
+        if errorMessage != nil { errorMessage = nil }   // writing nil over nil still costs a release
         store?.clear()
     }
 

@@ -233,7 +233,8 @@ final class PipelineRun: @unchecked Sendable {
         return try filter(index + 1, request)
     }
 
-    /// Stages 4 to 6: guard, destination, response interceptors.
+    /// Stages 4 to 6: guard, destination, response interceptors. Reached only from a filter of
+    /// the running attempt (or the attempt itself), so `pass` is set.
     private func terminal(_ request: Request) throws -> Downstream {
         let route = request.route
         // A filter may have changed the request's route: then what runs around it is looked up again.

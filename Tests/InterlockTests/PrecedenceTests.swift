@@ -140,6 +140,17 @@ struct PrecedenceTests {
         #expect(try matchedID(r, "/v/1") == onlyMethods)
         #expect(try r.match("/v/1", method: "GET") == .methodNotAllowed(allowed: ["DELETE", "PATCH"]))
         #expect(try r.match("/v/1", method: "GETX") == .methodNotAllowed(allowed: ["DELETE", "PATCH"]))
+        // Methods of eight bytes and longer (a leaf holds up to eight in one word, longer ones are
+        // compared byte for byte): ones that differ only in their last byte are told apart.
+        let eight = try r.addRoute("PROPFIND /w/:id")
+        let nine = try r.addRoute("PROPPATCH /w/:id")
+        let fifteen = try r.addRoute("VERSION-CONTROL /w/:id")
+        #expect(try matchedID(r, "/w/1", method: "PROPFIND") == eight)
+        #expect(try matchedID(r, "/w/1", method: "PROPPATCH") == nine)
+        #expect(try matchedID(r, "/w/1", method: "VERSION-CONTROL") == fifteen)
+        for near in ["PROPFINX", "PROPFIN", "PROPPATCX", "PROPPATCHX", "VERSION-CONTROX"] {
+            #expect(try r.match("/w/1", method: near) == .methodNotAllowed(allowed: ["PROPFIND", "PROPPATCH", "VERSION-CONTROL"]), "\(near)")
+        }
         let ci = Router(options: .caseInsensitive)
         let ciGet = try ci.addRoute("GET /A/:id")
         let ciPost = try ci.addRoute("POST /a/:id")

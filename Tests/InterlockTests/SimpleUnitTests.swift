@@ -7,7 +7,8 @@ import Testing
 @Suite("Walked subtrees answer as regexes do")
 struct SimpleUnitTests {
     static let literals = ["a", "b", "ab", "A", "x", "%41", "a.b"]
-    static let methods: [String?] = [nil, "GET", "POST", "GETX"]
+    /// Methods that prefix each other, and eight bytes and longer that differ in their last byte.
+    static let methods: [String?] = [nil, "GET", "POST", "GETX", "PROPFIND", "PROPFINX", "PROPPATCH", "PROPPATCX"]
 
     func randomPath(_ rng: inout SplitMix, parameters: Bool, maxSegments: Int) -> String {
         var path = ""
@@ -19,6 +20,16 @@ struct SimpleUnitTests {
             }
         }
         return path
+    }
+
+    @Test func leafRecordsLieWithinOneCacheLine() throws {
+        // On a large table a lookup's cost is its cache misses: a leaf's record is read whole, so
+        // it must not straddle two lines (32 bytes, 32-aligned in the unit's block).
+        #expect(MemoryLayout<LeafRecord>.stride == 32)
+        let r = Router()
+        for path in ["/a", "/a/:id", "/ab/c/:x", "/b/:y/z"] { try r.addRoute("GET " + path) }
+        guard case .simple(let unit) = try r.compiledTable().root else { Issue.record("the table was not walked"); return }
+        #expect(Int(bitPattern: unit.table.records) % 32 == 0)
     }
 
     @Test(arguments: [(RouterOptions(), 60), (.caseInsensitive, 60), (.strictSlash, 60), (RouterOptions(), 4_000)])

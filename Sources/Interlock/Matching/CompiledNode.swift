@@ -19,9 +19,10 @@ final class Unit: @unchecked Sendable {
     // lookups on different cores.
     let raw: OpaquePointer
     let jitted: Bool
-    /// One record per mark (see `LeafRecord`), and the group lists too long to keep inline.
+    /// One record per mark (see `LeafRecord`).
     let records: UnsafeMutablePointer<LeafRecord>
-    private let groupStore: UnsafeMutablePointer<Int32>?
+    /// Each leaf's capture groups: the stride, then `stride` group numbers per mark.
+    let groups: UnsafeMutablePointer<Int32>
     /// The regex source, for the enumerating variant.
     private let source: [UInt8]
     /// The same regex with a callout after every mark, compiled on first need: it lists every
@@ -36,12 +37,19 @@ final class Unit: @unchecked Sendable {
         raw = code.code
         jitted = code.jitted
         records = .allocate(capacity: max(leaves.count, 1))
-        groupStore = LeafRecord.initialize(records, leaves, groups: emitter.groups)
+        LeafRecord.initialize(records, leaves, groupCounts: emitter.groups.map(\.count))
+        let stride = emitter.groups.map(\.count).max() ?? 0
+        groups = .allocate(capacity: 1 + leaves.count * stride)
+        groups.initialize(repeating: 0, count: 1 + leaves.count * stride)
+        groups[0] = Int32(stride)
+        for (i, list) in emitter.groups.enumerated() {
+            for (j, g) in list.enumerated() { groups[1 + i * stride + j] = g }
+        }
     }
 
     deinit {
         records.deallocate()
-        groupStore?.deallocate()
+        groups.deallocate()
     }
 
     func enumerationCode() throws(InterlockError) -> PCRE2Code {

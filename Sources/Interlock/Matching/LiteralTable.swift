@@ -62,10 +62,11 @@ struct UnitRef {
     let raw: OpaquePointer
     let jitted: Bool
     let records: UnsafeMutablePointer<LeafRecord>
+    let groups: UnsafePointer<Int32>
     let unit: Unmanaged<Unit>
 
     init(_ u: Unit) {
-        raw = u.raw; jitted = u.jitted; records = u.records; unit = .passUnretained(u)
+        raw = u.raw; jitted = u.jitted; records = u.records; groups = UnsafePointer(u.groups); unit = .passUnretained(u)
     }
 }
 

@@ -58,6 +58,8 @@ public final class Matcher {
     /// Where the request's method lies in the subject (empty for any): simple units check it.
     private var methodStart = 0
     private var methodLength = 0
+    /// The request's method as a `MethodWord` (`MethodWord.any` for none): what leaves compare.
+    private var methodWord = MethodWord.any
     /// Steps a simple unit's walk may take in one lookup (as PCRE2's match limit for a regex).
     private var walkSteps = 0
     private var strictSlash = false
@@ -69,10 +71,6 @@ public final class Matcher {
     public var route: Route? { winner?.pointee.route.takeUnretainedValue() }
     /// The id of the route that matched last, or 0 (no reference counting: for hot paths).
     public private(set) var routeID: RouteID = 0
-    // The last match's parameter names, copied from its record so that reading them touches no object.
-    private var nameStorage: UnsafeMutablePointer<CChar>? = nil
-    private var nameOffsets: UnsafeMutablePointer<Int>? = nil
-    private var nameLengths: UnsafeMutablePointer<Int>? = nil
     private var names: ParameterNames? { winner?.pointee.names.takeUnretainedValue() }
     /// Number of parameters of the last match.
     public private(set) var parameterCount = 0
@@ -190,6 +188,7 @@ public final class Matcher {
         let methodLength = n - methodStart
         self.methodStart = methodStart
         self.methodLength = methodLength
+        methodWord = MethodWord.at(subject + methodStart, methodLength)
         walkSteps = 0
         subject[n] = newline; n += 1
         let schemeStart = n
@@ -215,6 +214,7 @@ public final class Matcher {
         (subject + methodStart).update(from: subject + methodStart + methodLength, count: tail)
         subjectLength -= methodLength
         self.methodLength = 0
+        methodWord = MethodWord.any
         walkSteps = 0
         pcre2_set_callout_8(matchContext, enumerateCallout, Unmanaged.passUnretained(self).toOpaque())
         enumerating = true
@@ -360,7 +360,8 @@ public final class Matcher {
         }
         guard try run(raw: u.raw, jitted: u.jitted, at: p) else { return false }
         guard let mark = pcre2_get_mark_8(matchData) else { return false }
-        record(u.records + Matcher.markIndex(mark))
+        let i = Matcher.markIndex(mark)
+        record(u.records + i, groups: u.groups + 1 + i * Int(u.groups[0]))
         return true
     }
 
@@ -372,6 +373,7 @@ public final class Matcher {
     private func walk(_ u: WalkTable, at start: Int) throws(InterlockError) -> Bool {
         let nodes = u.nodes, slots = u.slots, edges = u.edges, keys = u.keyBytes
         let fold = u.caseInsensitive
+        let method = methodWord, methodBytes = subject + methodStart, methodLength = self.methodLength
         var n = 0, p = start
         var choices = 0
         // Steps are counted in a local and added to the lookup's count when the walk ends.
@@ -391,8 +393,7 @@ public final class Matcher {
                         continue
                     }
                     let leaf = u.records + i
-                    if methodLength > 0, let m = leaf.pointee.method, Int(leaf.pointee.methodLength) != methodLength
-                        || !sameBytes(m.assumingMemoryBound(to: UInt8.self), subject + methodStart, methodLength) { continue }
+                    if !leaf.pointee.accepts(method: method, methodBytes, methodLength) { continue }
                     record(leaf)
                     return true
                 }
@@ -475,13 +476,11 @@ public final class Matcher {
         return v
     }
 
-    /// Copies the winning leaf's parameters out, percent-decoded, into the decode buffer.
-    private func record(_ r: UnsafePointer<LeafRecord>) {
+    /// Copies the winning leaf's parameters out, percent-decoded, into the decode buffer. `groups`:
+    /// the capture groups of those the leaf's regex captured (none for walked units and static paths).
+    private func record(_ r: UnsafePointer<LeafRecord>, groups: UnsafePointer<Int32>? = nil) {
         winner = r
         routeID = r.pointee.routeID
-        nameStorage = r.pointee.nameStorage
-        nameOffsets = r.pointee.nameOffsets
-        nameLengths = r.pointee.nameLengths
         let count = Int(r.pointee.parameterCount)
         let fromSpans = count - Int(r.pointee.groupCount)
         // Walked units and static paths capture nothing: their values are all spans.
@@ -492,7 +491,7 @@ public final class Matcher {
             if i < fromSpans {
                 s = spanStart[i]; e = spanEnd[i]
             } else {
-                let g = r.pointee.group(i - fromSpans)
+                let g = Int(groups![i - fromSpans])
                 s = ovector![2 * g]; e = ovector![2 * g + 1]
                 if s == unset { s = 0; e = 0 }
             }
@@ -543,7 +542,7 @@ public final class Matcher {
     /// The name of parameter `i` of the last match, NUL-terminated, valid while the matcher holds
     /// this table (until a lookup after the router changed).
     public func parameterName(_ i: Int) -> (UnsafePointer<CChar>, Int) {
-        (UnsafePointer(nameStorage! + nameOffsets![i]), nameLengths![i])
+        winner!.pointee.names._withUnsafeGuaranteedRef { names in (names.pointer(i), names.lengths[i]) }
     }
 
     /// The decoded value of parameter `i`, NUL-terminated, valid until the next lookup.

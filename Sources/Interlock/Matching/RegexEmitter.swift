@@ -15,75 +15,79 @@
 //                holds only if REGEX matches the segment exactly: never across a "/".
 //   catch-all    (?:/([^\n]*+))?
 
-/// What a lookup needs of a leaf, in a couple of cache lines, stored flat in its unit (or static
-/// entry): the leaf's method check and the winning leaf's answer are read with no pointer chase and
-/// no reference count. The owner keeps the leaf (its route and names) alive; the record only points
-/// at them.
+/// What a lookup needs of a leaf, in 32 bytes (half a cache line), stored flat in its unit (or
+/// static entry): the leaf's method check and the winning leaf's answer are read with no pointer
+/// chase and no reference count. The owner keeps the leaf (its route and names) alive; the record
+/// only points at them. Small because on a large table a lookup's cost is its cache misses, and
+/// the records are most of a walked unit's bytes. A regex unit's capture groups are kept beside
+/// its records (see `Unit`), not in them: walked units and static entries have none.
 struct LeafRecord {
-    /// Capture groups kept inline; a leaf with more reads them all from `overflow`.
-    static let inlineGroups = 4
-
     let routeID: RouteID
-    let parameterCount: Int32
+    let parameterCount: UInt16
     /// How many of the leaf's parameters the unit's regex captured (the rest, before them, were
-    /// captured by dispatch nodes above), and in which groups.
-    let groupCount: Int32
-    let inline: (Int32, Int32, Int32, Int32)
-    /// The route's method (owned by the route, shared per router) and its length; nil for any.
-    let methodLength: Int32
-    let method: UnsafeRawPointer?
-    let overflow: UnsafeMutablePointer<Int32>?
-    /// `names`' storage, offsets and lengths (owned by `names`).
-    let nameStorage: UnsafeMutablePointer<CChar>
-    let nameOffsets: UnsafeMutablePointer<Int>
-    let nameLengths: UnsafeMutablePointer<Int>
+    /// captured by dispatch nodes above).
+    let groupCount: UInt16
+    /// The route's method as a `MethodWord` (0 for any method).
+    let method: UInt64
     let route: Unmanaged<Route>
     let names: Unmanaged<ParameterNames>
 
-    init(_ leaf: Leaf, groups: [Int32], overflow: UnsafeMutablePointer<Int32>?) {
+    init(_ leaf: Leaf, groupCount: Int) {
         routeID = leaf.route.id
-        parameterCount = Int32(leaf.names.count)
-        groupCount = Int32(groups.count)
-        func at(_ i: Int) -> Int32 { i < groups.count ? groups[i] : 0 }
-        inline = (at(0), at(1), at(2), at(3))
-        method = leaf.route.methodCString.map { UnsafeRawPointer($0) }
-        methodLength = Int32(leaf.route.pattern.method?.utf8.count ?? 0)
-        self.overflow = overflow
-        nameStorage = leaf.names.storage
-        nameOffsets = leaf.names.offsets
-        nameLengths = leaf.names.lengths
+        parameterCount = UInt16(leaf.names.count)   // at most `maximumPatternSegments`
+        self.groupCount = UInt16(groupCount)
+        method = leaf.route.pattern.method.map { MethodWord.of($0.utf8) } ?? MethodWord.any
         route = .passUnretained(leaf.route)
         names = .passUnretained(leaf.names)
     }
 
-    /// Capture group number `i` of the leaf's own parameters.
-    @inline(__always) func group(_ i: Int) -> Int {
-        switch i {
-        case 0: return Int(inline.0)
-        case 1: return Int(inline.1)
-        case 2: return Int(inline.2)
-        case 3: return Int(inline.3)
-        default: return Int(overflow![i])
+    /// Whether the leaf accepts the request's method, `word` (`MethodWord.of` the bytes at
+    /// `bytes`, `length` long; `MethodWord.any` when the request gave none).
+    @inline(__always) func accepts(method word: UInt64, _ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        if method == MethodWord.any || word == MethodWord.any { return true }
+        if method != word { return false }
+        return word != MethodWord.long || sameLongMethod(bytes, length)
+    }
+
+    /// Both methods are longer than a word: compared byte for byte with the route's (rare).
+    @inline(never) private func sameLongMethod(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        route._withUnsafeGuaranteedRef { r in
+            r.pattern.method.map { $0.utf8.elementsEqual(UnsafeBufferPointer(start: bytes, count: length)) } ?? true
         }
     }
 
-    /// Records for `leaves` (with their capture groups, if any) in `records`, and the group lists
-    /// too long to keep inline in one buffer the caller deallocates (nil when there are none).
-    static func initialize(_ records: UnsafeMutablePointer<LeafRecord>, _ leaves: [Leaf], groups: [[Int32]]) -> UnsafeMutablePointer<Int32>? {
-        let long = groups.filter { $0.count > inlineGroups }.reduce(0) { $0 + $1.count }
-        let store: UnsafeMutablePointer<Int32>? = long > 0 ? .allocate(capacity: long) : nil
-        var o = 0
+    /// Records for `leaves` in `records`; leaf `i` had `groupCounts[i]` parameters captured by the
+    /// unit's regex (none when `groupCounts` is shorter).
+    static func initialize(_ records: UnsafeMutablePointer<LeafRecord>, _ leaves: [Leaf], groupCounts: [Int] = []) {
         for (i, leaf) in leaves.enumerated() {
-            let g = i < groups.count ? groups[i] : []
-            var overflow: UnsafeMutablePointer<Int32>? = nil
-            if g.count > inlineGroups, let store {
-                overflow = store + o
-                (store + o).initialize(from: g, count: g.count)
-                o += g.count
-            }
-            (records + i).initialize(to: LeafRecord(leaf, groups: g, overflow: overflow))
+            (records + i).initialize(to: LeafRecord(leaf, groupCount: i < groupCounts.count ? groupCounts[i] : 0))
         }
-        return store
+    }
+}
+
+/// A method in one 64-bit word, so that a leaf's check is one comparison: its bytes (at most
+/// eight; every common method fits), zero-padded. Method bytes are token characters, never 0 or
+/// 0xFF, so `any` and `long` are no method's word; two long methods are compared byte for byte.
+enum MethodWord {
+    /// Any method: a route that names none, or a request that gives none.
+    static let any: UInt64 = 0
+    /// A method longer than eight bytes.
+    static let long: UInt64 = .max
+
+    static func of<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt64 {
+        if bytes.isEmpty { return any }
+        if bytes.count > 8 { return long }
+        var w: UInt64 = 0
+        for (i, b) in bytes.enumerated() { w |= UInt64(b) << (8 * UInt64(i)) }
+        return w
+    }
+
+    /// The word of the `length` method bytes at `p`, which may be read eight bytes past it.
+    @inline(__always) static func at(_ p: UnsafePointer<UInt8>, _ length: Int) -> UInt64 {
+        if length == 0 { return any }
+        if length > 8 { return long }
+        let w = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+        return length == 8 ? w : w & ((1 << (8 * UInt64(length))) - 1)
     }
 }
 

@@ -111,18 +111,24 @@ final class SimpleUnit: @unchecked Sendable {
                                  parameter: piece.parameter, firstLeaf: firstLeaf, leafCount: Int32(leafList.count) - firstLeaf))
         }
         leaves = leafList
-        // Everything in one block, in the order a lookup reads it, so that it touches few cache lines.
-        func size<T>(_: T.Type, _ n: Int) -> Int { (MemoryLayout<T>.stride * max(n, 1) + 15) & ~15 }
-        let sizes = [size(Header.self, 1), size(Node.self, nodeList.count), size(Int32.self, slotList.count),
-                     size(Edge.self, edgeList.count), size(UInt8.self, keys.count), size(LeafRecord.self, leafList.count)]
-        let base = UnsafeMutableRawPointer.allocate(byteCount: sizes.reduce(0, +), alignment: 16)
+        // Everything in one block, in the order a lookup reads it, so that it touches few cache
+        // lines; each record within one line (a record is 32 bytes: the records start 32-aligned).
+        let counts = [1, nodeList.count, slotList.count, edgeList.count, keys.count, leafList.count]
+        let strides = [MemoryLayout<Header>.stride, MemoryLayout<Node>.stride, MemoryLayout<Int32>.stride,
+                       MemoryLayout<Edge>.stride, 1, MemoryLayout<LeafRecord>.stride]
+        var starts: [Int] = []
+        var total = 0
+        for i in 0..<counts.count {
+            let alignment = i == 5 ? 32 : 8
+            total = (total + alignment - 1) & ~(alignment - 1)
+            starts.append(total)
+            total += strides[i] * counts[i]
+        }
+        let base = UnsafeMutableRawPointer.allocate(byteCount: max(total, 1), alignment: 64)
         block = base
-        var at = 0
-        var offsets: [Int32] = []
+        let offsets = starts.map { Int32($0) }
         func next<T>(_: T.Type, _ i: Int) -> UnsafeMutablePointer<T> {
-            defer { at += sizes[i] }
-            offsets.append(Int32(at))
-            return (base + at).bindMemory(to: T.self, capacity: sizes[i] / MemoryLayout<T>.stride)
+            (base + starts[i]).bindMemory(to: T.self, capacity: counts[i])
         }
         let header = next(Header.self, 0)
         let nodes = next(Node.self, 1)
@@ -134,7 +140,7 @@ final class SimpleUnit: @unchecked Sendable {
         let keyBytes = next(UInt8.self, 4)
         keyBytes.initialize(from: keys, count: keys.count)
         let records = next(LeafRecord.self, 5)
-        _ = LeafRecord.initialize(records, leafList, groups: [])   // no groups: nothing to free
+        LeafRecord.initialize(records, leafList)
         header.initialize(to: Header(nodes: offsets[1], slots: offsets[2], edges: offsets[3], keys: offsets[4],
                                      records: offsets[5], caseInsensitive: caseInsensitive))
     }

@@ -101,7 +101,7 @@ final class StaticBucket: @unchecked Sendable {
             layout.fieldValues.withUnsafeBytes { (entry + layout.fields).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             layout.bytes.withUnsafeBytes { if let b = $0.baseAddress { (entry + layout.text).copyMemory(from: b, byteCount: $0.count) } }
             let records = (entry + layout.records).bindMemory(to: LeafRecord.self, capacity: item.leaves.count)
-            _ = LeafRecord.initialize(records, item.leaves, groups: [])   // no groups: nothing to free
+            LeafRecord.initialize(records, item.leaves)
         }
     }
 

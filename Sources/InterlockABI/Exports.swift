@@ -227,7 +227,7 @@ public func ilk_match_set_buffer(_ m: OpaquePointer?, _ buffer: UnsafeMutablePoi
 
 @_cdecl("ilk_match_route_id")
 public func ilk_match_route_id(_ m: OpaquePointer?) -> UInt32 {
-    handle(m, as: MatchHandle.self)?.matcher.route?.id ?? 0
+    handle(m, as: MatchHandle.self)?.matcher.routeID ?? 0   // not the route object: no cache miss
 }
 
 @_cdecl("ilk_match_pattern")

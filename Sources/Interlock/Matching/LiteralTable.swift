@@ -103,7 +103,9 @@ final class LiteralTable: @unchecked Sendable {
     init(_ entries: [(key: [UInt8], value: CompiledNode)]) {
         var capacity = 4
         while capacity < entries.count * 2 { capacity <<= 1 }
-        slots = .allocate(capacity: capacity)
+        // Line-aligned: a probe that finds its key at once reads one line of slots.
+        slots = UnsafeMutableRawPointer.allocate(byteCount: capacity * MemoryLayout<Slot>.stride, alignment: 64)
+            .bindMemory(to: Slot.self, capacity: capacity)
         slots.initialize(repeating: Slot(), count: capacity)
         keyBytes = .allocate(capacity: max(1, entries.reduce(0) { $0 + $1.key.count }))
         var most = 0, o = 0
@@ -127,6 +129,17 @@ final class LiteralTable: @unchecked Sendable {
         slots.deallocate()
         keyBytes.deallocate()
     }
+
+    /// What the lookup path reads of this bucket, held by value where the bucket is chosen.
+    var view: LiteralBucketView { LiteralBucketView(slots: slots, keyBytes: keyBytes, mask: mask) }
+}
+
+/// A bucket's slots and keys as the lookup path reads them: its slot arrays found from the
+/// dispatch node's array of views, not through the bucket object (one cache line fewer).
+struct LiteralBucketView {
+    let slots: UnsafeMutablePointer<LiteralTable.Slot>
+    let keyBytes: UnsafeMutablePointer<UInt8>
+    let mask: Int
 
     @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64, lower: Bool) -> NodeRef? {
         var i = Int(truncatingIfNeeded: h >> 1) & mask
@@ -158,10 +171,10 @@ struct LiteralBuckets: @unchecked Sendable {
     private let storage: BucketRefs
 
     final class BucketRefs: @unchecked Sendable {
-        let refs: UnsafeMutablePointer<Unmanaged<LiteralTable>>
+        let refs: UnsafeMutablePointer<LiteralBucketView>
         init(_ buckets: [LiteralTable]) {
             refs = .allocate(capacity: max(buckets.count, 1))
-            for (i, b) in buckets.enumerated() { refs[i] = .passUnretained(b) }
+            for (i, b) in buckets.enumerated() { (refs + i).initialize(to: b.view) }
         }
         deinit { refs.deallocate() }
     }
@@ -193,12 +206,12 @@ struct LiteralBuckets: @unchecked Sendable {
 
 /// A dispatch node's literal children as the lookup path reads them (see `StaticProbe`).
 struct LiteralProbe {
-    let refs: UnsafeMutablePointer<Unmanaged<LiteralTable>>
+    let refs: UnsafeMutablePointer<LiteralBucketView>
     let count: Int
     let lower: Bool
 
     @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> NodeRef? {
         let h = segmentHash(p, n, lower: lower)
-        return refs[LiteralBuckets.bucket(h, count: count)]._withUnsafeGuaranteedRef { $0.lookup(p, n, hash: h, lower: lower) }
+        return refs[LiteralBuckets.bucket(h, count: count)].lookup(p, n, hash: h, lower: lower)
     }
 }

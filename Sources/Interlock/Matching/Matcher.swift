@@ -223,6 +223,7 @@ public final class Matcher {
             enumerating = false
             enumeratingUnit = nil
             winner = nil
+            routeID = 0
         }
         spanCount = 0
         _ = try matchRoot()
@@ -290,7 +291,7 @@ public final class Matcher {
             // from the spans this node had, or its values would be shifted by the failed ones.
             let spans = spanCount
             if let child = d.literalProbe.lookup(subject + segStart, segEnd - segStart) {
-                if try enter(child, at: p, segmentEnd: segEnd) { return true }
+                if try enter(child, at: p, segmentEnd: segEnd, literalMatched: true) { return true }
                 spanCount = spans
             }
             for i in 0..<d.constrained.count {
@@ -316,12 +317,14 @@ public final class Matcher {
         return try result.get()
     }
 
-    @inline(__always) private func enter(_ child: NodeRef, at p: Int, segmentEnd: Int) throws(InterlockError) -> Bool {
+    /// Enters `child` at the segment from `p` to `segmentEnd`. `literalMatched`: the literal probe
+    /// found the child by that segment, so a walked child starts after it (see `SimpleUnit`).
+    @inline(__always) private func enter(_ child: NodeRef, at p: Int, segmentEnd: Int, literalMatched: Bool = false) throws(InterlockError) -> Bool {
         switch child {
         case .unit(let u):
             return try run(u, at: p)
         case .simple(let u):
-            return try walk(u, at: p)
+            return try walk(u, at: literalMatched ? segmentEnd : p)
         case .dispatch(let d):
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {

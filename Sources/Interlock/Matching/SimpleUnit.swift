@@ -52,9 +52,10 @@ final class SimpleUnit: @unchecked Sendable {
         return node.literalOrder.allSatisfy(accepts) && (node.parameterChild.map(accepts) ?? true)
     }
 
-    /// The walk starts at node 0. When the subtree's root is entered by a segment of its own (a
-    /// literal or a parameter below a dispatch node), node 0 is a node above it whose only child is
-    /// the root, so the root's segment is matched like any other.
+    /// The walk starts at node 0, the subtree's root. A root entered by a literal segment (below a
+    /// dispatch node, whose literal probe has matched that segment) is walked from just after it.
+    /// A root entered by a parameter has a node 0 above it whose only child is the root, so that
+    /// the parameter is taken (and its span pushed) like any other.
     init(_ root: TreeNode, caseInsensitive: Bool) {
         // Breadth-first numbering; each node's literal edges are contiguous.
         var order: [TreeNode] = [root]
@@ -65,16 +66,14 @@ final class SimpleUnit: @unchecked Sendable {
             if let p = n.parameterChild { order.append(p) }
             index += 1
         }
-        let above: Int32 = root.entry == .root ? 0 : 1
+        let above: Int32 = root.entry == .parameter ? 1 : 0
         var numberOf: [ObjectIdentifier: Int32] = [:]
         for (i, n) in order.enumerated() { numberOf[ObjectIdentifier(n)] = Int32(i) + above }
 
         // Each node as its literal children, parameter child and leaves.
         typealias Piece = (literals: [(key: [UInt8], target: Int32)], parameter: Int32, leaves: [Leaf])
         var pieces: [Piece] = []
-        if above == 1 {
-            if case .literal(let b) = root.entry { pieces.append(([(b, 1)], -1, [])) } else { pieces.append(([], 1, [])) }
-        }
+        if above == 1 { pieces.append(([], 1, [])) }
         for n in order {
             let literals = n.literalOrder.compactMap { child -> (key: [UInt8], target: Int32)? in
                 guard case .literal(let b) = child.entry, let target = numberOf[ObjectIdentifier(child)] else { return nil }
@@ -95,11 +94,12 @@ final class SimpleUnit: @unchecked Sendable {
                 keys += caseInsensitive ? b.map(lowercased) : b
             }
             let count = piece.literals.count
-            var capacity = 1
-            while capacity < 2 * count { capacity <<= 1 }
+            // No slots for one child or none: the walk compares a lone edge directly.
+            var capacity = count > 1 ? 1 : 0
+            while capacity > 0 && capacity < 2 * count { capacity <<= 1 }
             let firstSlot = Int32(slotList.count)
             slotList += [Int32](repeating: 0, count: capacity)
-            for e in Int(first)..<edgeList.count {
+            for e in Int(first)..<edgeList.count where capacity > 0 {
                 let edge = edgeList[e]
                 var slot = SimpleUnit.slot(keys, Int(edge.keyStart), Int(edge.keyLength)) & (capacity - 1)
                 while slotList[Int(firstSlot) + slot] != 0 { slot = (slot + 1) & (capacity - 1) }

@@ -53,6 +53,8 @@ struct URITests {
                       "\u{0}", "Z", "é"]
         var rng = SplitMix(seed: 42)
         let prefixes = ["", "myapp:", "myapp://", "https://h.example"]
+        var indexed = 0
+        defer { #expect(indexed > 1_000) }   // the check of segment ends ran
         for _ in 0..<20_000 {
             var uri = prefixes[Int(rng.next() % UInt64(prefixes.count))]
             for _ in 0..<Int(rng.next() % 9) { uri += pieces[Int(rng.next() % UInt64(pieces.count))] }
@@ -60,8 +62,11 @@ struct URITests {
                 let bytes = Array(uri.utf8)
                 let fast = UnsafeMutablePointer<UInt8>.allocate(capacity: URIParser.outputCapacity(for: bytes.count))
                 let slow = UnsafeMutablePointer<UInt8>.allocate(capacity: URIParser.outputCapacity(for: bytes.count))
-                defer { fast.deallocate(); slow.deallocate() }
-                let a = try? withBytes(bytes) { (b) throws(InterlockError) in try URIParser.parse(b, strictSlash: strict, into: fast) }
+                let ends = UnsafeMutablePointer<UInt32>.allocate(capacity: URIParser.outputCapacity(for: bytes.count))
+                defer { fast.deallocate(); slow.deallocate(); ends.deallocate() }
+                let a = try? withBytes(bytes) { (b) throws(InterlockError) in
+                    try URIParser.parse(b, strictSlash: strict, into: fast, segmentEnds: ends)
+                }
                 let b = try? withBytes(bytes) { (b) throws(InterlockError) in
                     try URIParser.parse(b, strictSlash: strict, into: slow, plainFastPath: false)
                 }
@@ -70,6 +75,15 @@ struct URITests {
                 #expect(a.pathLength == b.pathLength && a.query == b.query && a.fragment == b.fragment, "\(uri)")
                 #expect(Array(UnsafeBufferPointer(start: fast, count: a.pathLength)) == Array(UnsafeBufferPointer(start: slow, count: b.pathLength)),
                         "\(uri) strict: \(strict)")
+                // Where the fast path noted segment ends, each "/" has the end of the segment after it.
+                if a.segmentsIndexed {
+                    indexed += 1
+                    let path = Array(UnsafeBufferPointer(start: fast, count: a.pathLength))
+                    for (p, c) in path.enumerated() where c == 0x2F {
+                        let end = path[(p + 1)...].firstIndex(of: 0x2F) ?? path.count
+                        #expect(Int(ends[p]) == end, "\(uri) strict: \(strict), the segment after \(p)")
+                    }
+                }
             }
         }
     }

@@ -27,6 +27,9 @@ public final class Matcher {
     private var subjectCapacity: Int
     private var subjectLength = 0
     private var decoded: UnsafeMutablePointer<UInt8>
+    /// At the position of each "/" in the path: where the segment after it ends (the next "/" or
+    /// the "\n" ending the path). Written by the parse's scan, so walks never look for an end.
+    private var segmentEnds: UnsafeMutablePointer<UInt32>
     private var matchData: OpaquePointer
     private var ovectorPairs: Int
     private let matchContext: OpaquePointer
@@ -89,6 +92,7 @@ public final class Matcher {
         subjectCapacity = Matcher.subjectBytes(uriBytes)
         subject = .allocate(capacity: subjectCapacity)
         decoded = .allocate(capacity: subjectCapacity)
+        segmentEnds = .allocate(capacity: subjectCapacity)
         ovectorPairs = 32
         matchData = pcre2_match_data_create_8(UInt32(ovectorPairs), nil)
         matchContext = pcre2_match_context_create_8(nil)
@@ -110,6 +114,7 @@ public final class Matcher {
     deinit {
         subject.deallocate()
         decoded.deallocate()
+        segmentEnds.deallocate()
         pcre2_match_data_free_8(matchData)
         pcre2_match_context_free_8(matchContext)
         pcre2_jit_stack_free_8(jitStack)
@@ -156,13 +161,14 @@ public final class Matcher {
         }
         guard tableRoot != nil else { return .notFound }
         if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
-            subject.deallocate(); decoded.deallocate()
+            subject.deallocate(); decoded.deallocate(); segmentEnds.deallocate()
             subjectCapacity = Matcher.subjectBytes(uri.count)
             subject = .allocate(capacity: subjectCapacity)
             decoded = .allocate(capacity: subjectCapacity)
+            segmentEnds = .allocate(capacity: subjectCapacity)
         }
         let taken = probesStatic ? try takeStaticPath(uri) : false
-        if !taken { try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans) }
+        if !taken { try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans, segmentEnds: segmentEnds) }
 
         // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free.
         let subject = self.subject   // a local: stores through it need not reload the property
@@ -205,6 +211,7 @@ public final class Matcher {
         }
 
         spanCount = 0
+        if !spans.segmentsIndexed { indexSegments() }
         if try matchRoot() { return .matched }
         guard methodLength > 0 else { return .notFound }
 
@@ -286,7 +293,7 @@ public final class Matcher {
     private func dispatch(_ d: Dispatch, at p: Int) throws(InterlockError) -> Bool {
         if subject[p] == slash {
             let segStart = p + 1
-            let segEnd = segmentEnd(segStart)
+            let segEnd = segmentEnd(after: p)
             // A child that fails may leave spans it pushed (a walk does): each next child starts
             // from the spans this node had, or its values would be shifted by the failed ones.
             let spans = spanCount
@@ -402,7 +409,7 @@ public final class Matcher {
                 }
             } else {
                 let segment = p + 1
-                let end = segmentEnd(segment)
+                let end = segmentEnd(after: p)
                 let length = end - segment
                 var next = -1
                 if node.pointee.edgeCount == 1 {
@@ -413,11 +420,9 @@ public final class Matcher {
                         next = Int(edge.pointee.target)
                     }
                 } else if node.pointee.edgeCount > 0 {
-                    let first = length > 0 ? (fold ? lowercased(subject[segment]) : subject[segment]) : 0
-                    let last = length > 0 ? (fold ? lowercased(subject[end - 1]) : subject[end - 1]) : 0
                     let mask = Int(node.pointee.slotMask)
                     let base = slots + Int(node.pointee.firstSlot)
-                    var slot = SimpleUnit.slot(first: first, last: last, length: length) & mask
+                    var slot = SimpleUnit.slot(subject + segment, length) & mask
                     while true {
                         let e = Int(base[slot]) - 1
                         if e < 0 { break }
@@ -446,7 +451,7 @@ public final class Matcher {
             guard choices > 0 else { return false }   // spans pushed stay: `dispatch` resets them
             choices -= 1
             let at = choiceAt[choices]
-            let end = segmentEnd(at + 1)
+            let end = segmentEnd(after: at)
             spanCount = choiceSpans[choices]
             spanStart[spanCount] = at + 1; spanEnd[spanCount] = end
             spanCount += 1
@@ -455,17 +460,26 @@ public final class Matcher {
         }
     }
 
-    /// Where the segment starting at `start` ends: the next "/" or "\n" (the path always ends
-    /// with "\n"). Eight bytes at a time; the subject buffer has room past the tail for the last
-    /// read, and only bytes before the first "/" or "\n" found decide anything.
-    @inline(__always) private func segmentEnd(_ start: Int) -> Int {
-        var e = start
-        while true {
-            let w = UnsafeRawPointer(subject + e).loadUnaligned(as: UInt64.self)
-            let found = bytesEqual(w, slash, or: newline)
-            if found != 0 { return e + found.trailingZeroBitCount / 8 }
-            e += 8
+    /// Where the segment after the "/" at `slash` ends: the next "/" or the "\n" ending the path.
+    @inline(__always) private func segmentEnd(after slash: Int) -> Int { Int(segmentEnds[slash]) }
+
+    /// Notes every segment's end (see `segmentEnds`) for a path the parse did not index: one
+    /// normalized by the general normalizer, or taken as it was by `takeStaticPath`. Eight bytes
+    /// at a time; the subject buffer has room past the tail for the last read, and only bytes
+    /// before the first "/" or "\n" found decide anything.
+    @inline(never) private func indexSegments() {
+        var p = 0
+        while subject[p] == slash {
+            var e = p + 1
+            while true {
+                let found = bytesEqual(UnsafeRawPointer(subject + e).loadUnaligned(as: UInt64.self), slash, or: newline)
+                if found != 0 { e += found.trailingZeroBitCount / 8; break }
+                e += 8
+            }
+            segmentEnds[p] = UInt32(truncatingIfNeeded: e)
+            p = e
         }
+        spans.segmentsIndexed = true
     }
 
     /// Segments are short: compared here rather than by a call to memcmp.

@@ -101,7 +101,8 @@ final class SimpleUnit: @unchecked Sendable {
             slotList += [Int32](repeating: 0, count: capacity)
             for e in Int(first)..<edgeList.count where capacity > 0 {
                 let edge = edgeList[e]
-                var slot = SimpleUnit.slot(keys, Int(edge.keyStart), Int(edge.keyLength)) & (capacity - 1)
+                let key = Array(keys[Int(edge.keyStart)..<Int(edge.keyStart + edge.keyLength)]) + [0]   // never empty
+                var slot = key.withUnsafeBufferPointer { SimpleUnit.slot($0.baseAddress!, key.count - 1) } & (capacity - 1)
                 while slotList[Int(firstSlot) + slot] != 0 { slot = (slot + 1) & (capacity - 1) }
                 slotList[Int(firstSlot) + slot] = Int32(e + 1)
             }
@@ -145,14 +146,12 @@ final class SimpleUnit: @unchecked Sendable {
                                      records: offsets[5], caseInsensitive: caseInsensitive))
     }
 
-    /// A literal's slot: from its length and its first and last bytes (keys are stored folded on a
-    /// case-insensitive router, and the lookup folds the segment the same way).
-    @inline(__always) static func slot(first: UInt8, last: UInt8, length: Int) -> Int {
-        (length &* 0x9E37 ^ Int(first) &* 0x3B ^ Int(last) &* 0x1F1) & 0x7FFF_FFFF
-    }
-
-    static func slot(_ keys: [UInt8], _ start: Int, _ length: Int) -> Int {
-        length == 0 ? slot(first: 0, last: 0, length: 0) : slot(first: keys[start], last: keys[start + length - 1], length: length)
+    /// A literal's slot: from its length and its first and last bytes, with the 0x20 bit set (so
+    /// that on a case-insensitive router, whose keys are stored lower-cased, a segment in any case
+    /// finds the same slot; a case-sensitive router's keys that differ only there share a chain).
+    @inline(__always) static func slot(_ p: UnsafePointer<UInt8>, _ length: Int) -> Int {
+        let first = length > 0 ? Int(p[0] | 0x20) : 0, last = length > 0 ? Int(p[length - 1] | 0x20) : 0
+        return (length &* 0x9E37 ^ first &* 0x3B ^ last &* 0x1F1) & 0x7FFF_FFFF
     }
 
     deinit { block.deallocate() }

@@ -20,6 +20,8 @@ struct URISpans {
     var pathLength = 0
     /// Whether the normalized path may hold escapes ("%XX"); false when it is plain bytes.
     var pathHasEscapes = true
+    /// Whether the parse wrote the path's segment ends (see `SegmentEnds`).
+    var segmentsIndexed = false
 }
 
 /// Schemes whose authority is a host; for every other scheme the authority is the first path
@@ -61,19 +63,23 @@ enum URIParser {
         _ input: UnsafeRawBufferPointer,
         strictSlash: Bool,
         into out: UnsafeMutablePointer<UInt8>,
+        segmentEnds: UnsafeMutablePointer<UInt32>? = nil,
         plainFastPath: Bool = true
     ) throws(InterlockError) -> URISpans {
         var spans = URISpans()
-        try parse(input, strictSlash: strictSlash, into: out, spans: &spans, plainFastPath: plainFastPath)
+        try parse(input, strictSlash: strictSlash, into: out, spans: &spans, segmentEnds: segmentEnds, plainFastPath: plainFastPath)
         return spans
     }
 
     /// `parse` writing the spans in place (the lookup path keeps them in the matcher: no copy).
+    /// With `segmentEnds` (room for the path's length), the common path's scan also notes where
+    /// each segment ends (`spans.segmentsIndexed` says it did): the matcher then never looks for one.
     static func parse(
         _ input: UnsafeRawBufferPointer,
         strictSlash: Bool,
         into out: UnsafeMutablePointer<UInt8>,
         spans: inout URISpans,
+        segmentEnds: UnsafeMutablePointer<UInt32>? = nil,
         plainFastPath: Bool = true
     ) throws(InterlockError) {
         let n = input.count
@@ -107,7 +113,7 @@ enum URIParser {
         // Without a scheme everything up to "?" or "#" is path: "//a//b" is the path "/a/b", not a
         // host "a" (RFC 3986's network-path reference), since request targets are paths.
 
-        if plainFastPath, let end = plainPath(input, from: i, strictSlash: strictSlash, into: out, spans: &spans) {
+        if plainFastPath, let end = plainPath(input, from: i, strictSlash: strictSlash, into: out, spans: &spans, segmentEnds: segmentEnds) {
             i = end
         } else {
             i = try normalizePath(input, from: i, strictSlash: strictSlash, into: out, spans: &spans)
@@ -231,7 +237,7 @@ enum URIParser {
     /// path (what it wrote to `out` is then overwritten).
     @inline(__always) private static func plainPath(
         _ input: UnsafeRawBufferPointer, from start: Int, strictSlash: Bool,
-        into out: UnsafeMutablePointer<UInt8>, spans: inout URISpans
+        into out: UnsafeMutablePointer<UInt8>, spans: inout URISpans, segmentEnds: UnsafeMutablePointer<UInt32>?
     ) -> Int? {
         let n = input.count
         guard let bytes = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else { spans.pathLength = 0; return 0 }
@@ -251,9 +257,11 @@ enum URIParser {
                 if c == 0x3F || c == 0x23 || q == last { break }  // "?", "#" or the end after a slash
                 return nil
             }
+            let segment = q
             q += 1
             while fast[Int(out[q])] { q += 1 }
             end = q
+            segmentEnds?[segment - 1] = UInt32(truncatingIfNeeded: q)
             let d = out[q]
             if d == 0x3F || d == 0x23 || q == last { break }
             if d != slash { return nil }                          // a NUL byte in the URI among others
@@ -261,9 +269,14 @@ enum URIParser {
         }
         // The path is out[0..<end], or "" for the root.
         var o = end > 1 ? end : 0
-        if o > 0 && strictSlash && end < q { out[o] = slash; o += 1 }   // a trailing slash was there
+        if o > 0 && strictSlash && end < q {        // a trailing slash was there: an empty segment
+            out[o] = slash
+            segmentEnds?[o] = UInt32(truncatingIfNeeded: o + 1)
+            o += 1
+        }
         spans.pathLength = o
         spans.pathHasEscapes = false
+        spans.segmentsIndexed = segmentEnds != nil
         return body + (q - 1)
     }
 

@@ -197,12 +197,14 @@ public final class Matcher {
         methodWord = MethodWord.at(subject + methodStart, methodLength)
         walkSteps = 0
         subject[n] = newline; n += 1
-        let schemeStart = n
-        if let s = spans.scheme { for i in s { subject[n] = lowercased(uri[i]); n += 1 } }
-        let schemeLength = n - schemeStart
-        subject[n] = newline; n += 1
-        let hostStart = n
-        if let h = spans.host { for i in h { subject[n] = lowercased(uri[i]); n += 1 } }
+        let schemeStart = n, schemeLength: Int, hostStart: Int
+        if spans.scheme == nil && spans.host == nil {     // a path: both empty
+            subject[n] = newline; n += 1
+            schemeLength = 0; hostStart = n
+        } else {
+            (schemeLength, n) = writeSchemeAndHost(uri, at: n)
+            hostStart = schemeStart + schemeLength + 1
+        }
         subjectLength = n
 
         if probesStatic && matchStaticPath(method: methodStart..<(methodStart + methodLength),
@@ -236,6 +238,17 @@ public final class Matcher {
         _ = try matchRoot()
         allowedCount = allowedRoutes.count
         return allowedCount == 0 ? .notFound : .methodNotAllowed
+    }
+
+    /// Writes the URI's scheme, "\n" and host at `n` in the subject, lower-cased; returns the
+    /// scheme's length and where the host ends. Out of line: most lookups are of bare paths.
+    @inline(never) private func writeSchemeAndHost(_ uri: UnsafeRawBufferPointer, at start: Int) -> (Int, Int) {
+        var n = start
+        if let s = spans.scheme { for i in s { subject[n] = lowercased(uri[i]); n += 1 } }
+        let schemeLength = n - start
+        subject[n] = newline; n += 1
+        if let h = spans.host { for i in h { subject[n] = lowercased(uri[i]); n += 1 } }
+        return (schemeLength, n)
     }
 
     /// Tries the all-literal table with the URI's own path, before any parsing: a path the table
@@ -274,17 +287,19 @@ public final class Matcher {
 
     /// The first route of an all-literal path that accepts the method, scheme and host, if any.
     private func matchStatic(_ entry: StaticEntry, method: Range<Int>, scheme: Range<Int>, host: Range<Int>) -> Bool {
+        let records = entry.records
         for i in 0..<entry.count {
-            if !method.isEmpty, !accepts(entry.field(i, 0), method) { continue }
-            if !accepts(entry.field(i, 1), scheme) || !accepts(entry.field(i, 2), host) { continue }
+            // The method by its word in the record (one comparison), the scheme and host by bytes.
+            if !records[i].accepts(method: methodWord, subject + method.lowerBound, method.count) { continue }
+            if !accepts(entry.field(i, 0), scheme) || !accepts(entry.field(i, 1), host) { continue }
             record(entry.records + i)
             return true
         }
         return false
     }
 
-    /// Whether a route's method, scheme or host (`field`: bytes and length, -1 for any) accepts
-    /// the request's, at `range` in the subject.
+    /// Whether a route's scheme or host (`field`: bytes and length, -1 for any) accepts the
+    /// request's, at `range` in the subject.
     @inline(__always) private func accepts(_ field: (UnsafePointer<UInt8>, Int), _ range: Range<Int>) -> Bool {
         field.1 < 0 || field.1 == range.count && sameBytes(field.0, subject + range.lowerBound, field.1)
     }

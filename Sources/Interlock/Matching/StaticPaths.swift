@@ -43,7 +43,8 @@ func pathHash(_ key: [UInt8], fold: Bool) -> UInt64 {
 ///     block:  mask (Int) | slots: (hash UInt64, entry Int32, key length Int32) * (mask + 1) | entries
 ///     entry:  route count Int32, records offset Int32 | key | fields | text | records
 ///
-/// A field gives the start (in the entry's text) and length of a route's method, scheme and host;
+/// A field gives the start (in the entry's text) and length of a route's scheme and host (its
+/// method is in its record, as a word);
 /// length -1 for any. Entries are 8-byte aligned; records are `LeafRecord`s.
 final class StaticBucket: @unchecked Sendable {
     /// What the bucket was built from: each path and its routes' leaves (which own what the
@@ -54,8 +55,8 @@ final class StaticBucket: @unchecked Sendable {
     static let slotsOffset = 16
     static let slotStride = 16
     static let entryHeader = 8
-    /// A route's fields: (start, length) for its method, scheme and host, as Int32.
-    static let fieldStride = 24
+    /// A route's fields: (start, length) for its scheme and host, as Int32.
+    static let fieldStride = 16
 
     init(_ items: [(key: [UInt8], leaves: [Leaf])], fold: Bool) {
         self.items = items
@@ -70,7 +71,7 @@ final class StaticBucket: @unchecked Sendable {
             var fieldValues: [Int32] = []
             for leaf in item.leaves {
                 let p = leaf.route.pattern
-                for value in [p.method, p.scheme, p.host] {
+                for value in [p.scheme, p.host] {
                     fieldValues.append(Int32(bytes.count))
                     fieldValues.append(value.map { Int32($0.utf8.count) } ?? -1)
                     if let value { bytes += value.utf8 }
@@ -114,7 +115,7 @@ struct StaticEntry {
     let keyLength: Int
 
     var count: Int { Int(base.load(as: Int32.self)) }
-    /// Route `i`'s method (`f` 0), scheme (1) or host (2): its bytes and length, -1 for any.
+    /// Route `i`'s scheme (`f` 0) or host (1): its bytes and length, -1 for any.
     @inline(__always) func field(_ i: Int, _ f: Int) -> (UnsafePointer<UInt8>, Int) {
         let fields = base + StaticBucket.entryHeader + ((keyLength + 7) & ~7)
         let at = StaticBucket.fieldStride * i + 8 * f

@@ -309,7 +309,9 @@ void ilk_match_free(ilk_match *m);
  * ILK_NOT_FOUND if none did, ILK_METHOD_NOT_ALLOWED if routes match only under other methods
  * (ilk_match_allowed_*), ILK_EURI for a malformed URI (bad escape, control byte, invalid UTF-8,
  * over 64 KiB; ilk_erroffset gives the byte offset in `uri`), ILK_EINVAL for a NULL argument or a
- * malformed method, ILK_ELIMIT if a constraint's regex ran past PCRE2's match limit.
+ * malformed method (empty, over 64 bytes, or holding a byte that is not an HTTP token character:
+ * ilk_erroffset gives its offset in `method`; at most 65 bytes of `method` are read),
+ * ILK_ELIMIT if a constraint's regex ran past PCRE2's match limit.
  */
 int ilk_router_match(ilk_router *router, const char *method, const char *uri, size_t uri_len,
                      ilk_match *m);

@@ -187,12 +187,7 @@ public func ilk_router_match(
 
 private func matchThrough(_ router: Router, _ matcher: Matcher, _ method: UnsafePointer<CChar>?, _ uri: UnsafeRawBufferPointer) -> Int32 {
     do {
-        let outcome: MatchOutcome
-        if let method {
-            outcome = try matcher.match(router, method: UnsafeRawBufferPointer(start: method, count: strlen(method)), uri: uri)
-        } else {
-            outcome = try matcher.match(router, method: nil, uri: uri)
-        }
+        let outcome = try matcher.match(router, methodCString: UnsafeRawPointer(method)?.assumingMemoryBound(to: UInt8.self), uri: uri)
         switch outcome {
         case .matched: return ILK_OK
         case .notFound: return ILK_NOT_FOUND

@@ -131,6 +131,20 @@ static void test_match(void) {
   ilk_router_add_route(r, "/files/*path", NULL, NULL, NULL, NULL);
   ilk_router_add_route(r, "myapp://user/:id(\\d+)", NULL, NULL, NULL, NULL);
 
+  /* malformed methods: empty, over 64 bytes (64 is fine), a byte that is no token character */
+  char long_method[80];
+  memset(long_method, 'A', sizeof long_method - 1);
+  long_method[sizeof long_method - 1] = 0;
+  CHECK_EQ_INT(match(r, m, "", "/repos/a/b"), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "method is empty") != NULL);
+  CHECK_EQ_INT(match(r, m, long_method, "/repos/a/b"), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "longer than 64") != NULL);
+  long_method[64] = 0;
+  CHECK_EQ_INT(match(r, m, long_method, "/repos/a/b"), ILK_METHOD_NOT_ALLOWED);
+  CHECK_EQ_INT(match(r, m, "GE T", "/repos/a/b"), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "invalid character in method") != NULL);
+  CHECK_EQ_INT(ilk_erroffset(), 2);
+
   CHECK_EQ_INT(match(r, m, "GET", "/repos/apple/swift?tab=1"), ILK_OK);
   CHECK_EQ_INT(ilk_match_route_id(m), 1);
   CHECK_EQ_STR(ilk_match_pattern(m), "GET /repos/:owner/:repo");

@@ -152,6 +152,55 @@ public final class Matcher {
     /// Looks up `uri` with `method` (nil: any method). Throws `.uri` for a malformed URI,
     /// `.invalidArgument` for a malformed method, `.limit` if a constraint exceeds the match limit.
     public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
+        try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
+            guard let method else { return 0 }
+            guard !method.isEmpty, method.count <= maximumMethodLength else {
+                throw InterlockError(.invalidArgument, method.isEmpty ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
+            }
+            var i = 0
+            while i < method.count {
+                try Matcher.copyMethodByte(method[i], to: subject, at: i)
+                i += 1
+            }
+            return i
+        }
+    }
+
+    /// `match(_:method:uri:)` with the method as a NUL-terminated string: its bytes are checked
+    /// and copied in one pass, without measuring it first (the C interface's lookup).
+    public func match(_ router: Router, methodCString method: UnsafePointer<UInt8>?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
+        try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
+            guard let method else { return 0 }
+            var i = 0
+            while true {
+                let c = method[i]
+                if c == 0 { break }
+                guard i < maximumMethodLength else {
+                    throw InterlockError(.invalidArgument, "method is longer than \(maximumMethodLength) bytes")
+                }
+                try Matcher.copyMethodByte(c, to: subject, at: i)
+                i += 1
+            }
+            guard i > 0 else { throw InterlockError(.invalidArgument, "method is empty") }
+            return i
+        }
+    }
+
+    /// Checks one method byte and writes it at `i` in `subject`.
+    @inline(__always) private static func copyMethodByte(_ c: UInt8, to subject: UnsafeMutablePointer<UInt8>, at i: Int) throws(InterlockError) {
+        // Upper-case letters first: every common method is made of them.
+        guard c &- 0x41 < 26 || isTokenChar(c) else {
+            throw InterlockError(.invalidArgument, "invalid character in method", offset: i)
+        }
+        subject[i] = c
+    }
+
+    /// The lookup; `copyMethod` writes the request's method (checked) where it is given and
+    /// returns its length (0 for none).
+    @inline(__always) private func match(
+        _ router: Router, uri: UnsafeRawBufferPointer,
+        copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
+    ) throws(InterlockError) -> MatchOutcome {
         winner = nil
         routeID = 0
         parameterCount = 0
@@ -175,22 +224,7 @@ public final class Matcher {
         var n = spans.pathLength
         subject[n] = newline; n += 1
         let methodStart = n
-        if let method {
-            guard !method.isEmpty, method.count <= maximumMethodLength else {
-                throw InterlockError(.invalidArgument, method.isEmpty ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
-            }
-            var i = 0
-            while i < method.count {
-                let c = method[i]
-                // Upper-case letters first: every common method is made of them.
-                guard c &- 0x41 < 26 || isTokenChar(c) else {
-                    throw InterlockError(.invalidArgument, "invalid character in method", offset: i)
-                }
-                subject[n + i] = c
-                i += 1
-            }
-            n += i
-        }
+        n += try copyMethod(subject + n)
         let methodLength = n - methodStart
         self.methodStart = methodStart
         self.methodLength = methodLength

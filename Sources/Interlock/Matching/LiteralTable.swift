@@ -167,22 +167,22 @@ struct LiteralBucketView {
 struct LiteralBuckets: @unchecked Sendable {
     let buckets: [LiteralTable]
     let caseInsensitive: Bool
-    /// The buckets again, unmanaged, for the lookup path.
-    private let storage: BucketRefs
+    /// The buckets' views (slots, keys, mask), for the lookup path: no bucket object is read.
+    private let storage: BucketViews
 
-    final class BucketRefs: @unchecked Sendable {
-        let refs: UnsafeMutablePointer<LiteralBucketView>
+    final class BucketViews: @unchecked Sendable {
+        let views: UnsafeMutablePointer<LiteralBucketView>
         init(_ buckets: [LiteralTable]) {
-            refs = .allocate(capacity: max(buckets.count, 1))
-            for (i, b) in buckets.enumerated() { (refs + i).initialize(to: b.view) }
+            views = .allocate(capacity: max(buckets.count, 1))
+            for (i, b) in buckets.enumerated() { (views + i).initialize(to: b.view) }
         }
-        deinit { refs.deallocate() }
+        deinit { views.deallocate() }
     }
 
     init(buckets: [LiteralTable], caseInsensitive: Bool) {
         self.buckets = buckets
         self.caseInsensitive = caseInsensitive
-        storage = BucketRefs(buckets)
+        storage = BucketViews(buckets)
     }
 
     /// Bucket count for `children` entries: about eight entries a bucket, a power of two.
@@ -200,18 +200,18 @@ struct LiteralBuckets: @unchecked Sendable {
 
     /// What the lookup path reads: valid while the dispatch node holding these buckets lives.
     var probe: LiteralProbe {
-        LiteralProbe(refs: storage.refs, count: buckets.count, lower: caseInsensitive)
+        LiteralProbe(views: storage.views, count: buckets.count, lower: caseInsensitive)
     }
 }
 
 /// A dispatch node's literal children as the lookup path reads them (see `StaticProbe`).
 struct LiteralProbe {
-    let refs: UnsafeMutablePointer<LiteralBucketView>
+    let views: UnsafeMutablePointer<LiteralBucketView>
     let count: Int
     let lower: Bool
 
     @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> NodeRef? {
         let h = segmentHash(p, n, lower: lower)
-        return refs[LiteralBuckets.bucket(h, count: count)].lookup(p, n, hash: h, lower: lower)
+        return views[LiteralBuckets.bucket(h, count: count)].lookup(p, n, hash: h, lower: lower)
     }
 }

@@ -326,7 +326,7 @@ public final class Matcher {
             // The method by its word in the record (one comparison), the scheme and host by bytes.
             if !records[i].accepts(method: methodWord, subject + method.lowerBound, method.count) { continue }
             if !accepts(entry.field(i, 0), scheme) || !accepts(entry.field(i, 1), host) { continue }
-            record(entry.records + i)
+            record(records + i)
             return true
         }
         return false

@@ -101,8 +101,9 @@ final class SimpleUnit: @unchecked Sendable {
             slotList += [Int32](repeating: 0, count: capacity)
             for e in Int(first)..<edgeList.count where capacity > 0 {
                 let edge = edgeList[e]
-                let key = Array(keys[Int(edge.keyStart)..<Int(edge.keyStart + edge.keyLength)]) + [0]   // never empty
-                var slot = key.withUnsafeBufferPointer { SimpleUnit.slot($0.baseAddress!, key.count - 1) } & (capacity - 1)
+                var slot = keys.withUnsafeBufferPointer { k in
+                    k.baseAddress.map { SimpleUnit.slot($0 + Int(edge.keyStart), Int(edge.keyLength)) } ?? 0
+                } & (capacity - 1)
                 while slotList[Int(firstSlot) + slot] != 0 { slot = (slot + 1) & (capacity - 1) }
                 slotList[Int(firstSlot) + slot] = Int32(e + 1)
             }

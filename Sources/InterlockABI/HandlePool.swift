@@ -46,16 +46,15 @@ final class HandlePool {
         }
     }
 
-    func chain(_ c: FilterChain) -> ChainHandle {
-        guard let h = chains.pop() else { return ChainHandle(c) }
-        h.reuse(for: c)
-        return h
-    }
-
-    /// Takes back a chain handle whose filter's call has returned.
-    func recycle(_ h: ChainHandle) {
-        h.reuse(for: nil)
-        chains.push(h)
+    /// Lends `chain` to `body` through a pooled handle, for the filter's call.
+    func lending<R>(_ chain: FilterChain, _ body: (ChainHandle) throws -> R) rethrows -> R {
+        let h = chains.pop() ?? ChainHandle()
+        defer { chains.push(h) }
+        return try withUnsafePointer(to: chain) { p in
+            h.borrow(p)
+            defer { h.endBorrow() }
+            return try body(h)
+        }
     }
 }
 

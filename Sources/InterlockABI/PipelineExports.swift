@@ -20,18 +20,23 @@ final class InterceptorHandle {
 
 /// A filter's view of the rest of its chain.
 final class ChainHandle {
-    /// The chain; nil while the handle waits in a pool.
-    var chain: FilterChain?
+    /// The chain, borrowed from the filter's call (see `HandlePool.lendingChain`); nil while the
+    /// handle waits in a pool. A pointer rather than a copy: a copy would count a reference to the
+    /// resolve's run on every filter call.
+    private(set) var chain: UnsafePointer<FilterChain>? = nil
     var downstream: Downstream? = nil
     /// The downstream response as C sees it: made when the filter first asks for it.
     var response: ResponseHandle? = nil
     var error: (any Error)? = nil
     var target: FilterResult? = nil
-    init(_ chain: FilterChain) { self.chain = chain }
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 
-    func reuse(for chain: FilterChain?) {
-        self.chain = chain
+    /// Stands for `*chain` until `endBorrow`.
+    func borrow(_ chain: UnsafePointer<FilterChain>) { self.chain = chain }
+
+    /// Ends the borrow and clears what the filter's call left.
+    func endBorrow() {
+        chain = nil
         // Most are already clear (the filter's closure takes the downstream): only those are reset.
         if downstream != nil { downstream = nil }
         if response != nil { response = nil }
@@ -62,8 +67,7 @@ public func ilk_router_add_filter(
     let ud = Userdata(userdata, free: freeFn)
     let label = string(name) ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
     r.router.addFilter(Filter(name: label) { request, chain in try withHandlePool { pool in try pool.lending(request) { req in
-        let ch = pool.chain(chain)
-        defer { pool.recycle(ch) }
+        try pool.lending(chain) { ch in
         let rc = fn(req.opaque, ch.opaque, ud.pointer)
         if let error = ch.error { throw error }
         switch rc {
@@ -83,6 +87,7 @@ public func ilk_router_add_filter(
         default:
             throw CallbackError(message: req.errorMessage ?? "filter '\(label)' returned \(rc)")
         }
+        }
     } } })
     return ILK_OK
 }
@@ -99,19 +104,20 @@ public func ilk_filter_chain_next(_ chain: OpaquePointer?, _ request: OpaquePoin
 private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
     guard let chain = ch.chain else { return invalid("chain is not in use (it is valid only during the filter's call)") }
     do {
-        let d = try chain.next(req.request)
-        ch.downstream = d
-        if ch.response != nil { ch.response = nil }
-        switch d.outcome {
-        case .completed: return ILK_OK
-        case .notFound: return ILK_NOT_FOUND
-        case .methodNotAllowed: return ILK_METHOD_NOT_ALLOWED
-        case .stopped: return 3
-        case .guarded: return 4
-        case .aborted: return 5
-        case .redirect: return 8
-        case .retry: return 9
+        let d = try chain.pointee.next(req.request)
+        let rc: Int32 = switch d.outcome {
+        case .completed: ILK_OK
+        case .notFound: ILK_NOT_FOUND
+        case .methodNotAllowed: ILK_METHOD_NOT_ALLOWED
+        case .stopped: 3
+        case .guarded: 4
+        case .aborted: 5
+        case .redirect: 8
+        case .retry: 9
         }
+        ch.downstream = consume d
+        if ch.response != nil { ch.response = nil }
+        return rc
     } catch {
         if ch.error == nil { ch.error = error }
         return fail(InterlockError(.callback, String(describing: error)))

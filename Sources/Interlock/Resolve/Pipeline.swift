@@ -32,12 +32,10 @@ final class PipelineRun: @unchecked Sendable {
     let method: String?
     let global: GlobalPipeline
     let pooled: PooledMatcher
-    /// The trace, written in place: the resolution takes the box, so the records are never copied.
-    let trace = TraceBox()
-    private var log: TraceLog {
-        _read { yield trace.log }
-        _modify { yield &trace.log }
-    }
+    /// The trace, written in place and moved into the resolution at the end: a value, not a box,
+    /// so that the resolution keeps the records without keeping the run (and, through it, the
+    /// router's callbacks and the userdata they free).
+    private(set) var log = TraceLog()
     var redirects: [String] = []
     /// The pass running (its created request and route parts), the number of its attempt, and
     /// which filters of that attempt called `next`: what a filter's chain reads, so a chain is
@@ -50,7 +48,9 @@ final class PipelineRun: @unchecked Sendable {
     init(router: Router, method: String?) {
         self.router = router
         self.method = method
-        (pooled, global) = router.beginResolve()
+        let (pooled, global) = router.beginResolve()
+        self.pooled = pooled
+        self.global = global
         log.use(global: global.names)
     }
 
@@ -103,11 +103,13 @@ final class PipelineRun: @unchecked Sendable {
     }
 
     /// The resolution, taking the trace and redirects (the run ends here): moved, not copied.
-    private func finish(_ status: ResolveStatus, _ request: Request, _ response: Response) -> Resolution {
+    private func finish(_ status: consuming ResolveStatus, _ request: consuming Request, _ response: consuming Response) -> Resolution {
         var redirects: [String] = []
         swap(&redirects, &self.redirects)
         pass = nil                      // a chain kept by a filter can no longer run
         attempt += 1
+        var trace = TraceLog()
+        swap(&trace, &log)              // moved out, not copied
         return Resolution(status: status, request: request, response: response, redirects: redirects, recorded: trace)
     }
 

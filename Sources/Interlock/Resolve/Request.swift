@@ -275,9 +275,9 @@ public struct Resolution: Sendable {
     /// The URIs redirected to, in order.
     public var redirects: [String] = []
     /// One entry per stage that ran, made from the resolve's records when read.
-    public var trace: [TraceEntry] { recorded.log.entries }
+    public var trace: [TraceEntry] { recorded.entries }
     /// What the resolve recorded.
-    let recorded: TraceBox
+    let recorded: TraceLog
 
     /// The matched route, if any.
     public var route: Route? { request.route }

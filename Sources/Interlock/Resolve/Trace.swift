@@ -230,7 +230,3 @@ struct TraceLog: @unchecked Sendable {
     }
 }
 
-/// A resolve's trace log, boxed: the run writes it in place and the resolution keeps the box.
-final class TraceBox: @unchecked Sendable {
-    var log = TraceLog()
-}

@@ -123,9 +123,10 @@ def targets(results: list[dict]) -> list[dict]:
 
     out = []
 
-    def target(name: str, value: float | None, limit: float, lower_is_better: bool = True) -> None:
+    def target(name: str, value: float | None, limit: float, lower_is_better: bool = True,
+               spread: tuple[float, float] | None = None) -> None:
         met = None if value is None else (value <= limit if lower_is_better else value >= limit)
-        out.append({"target": name, "measured": value, "limit": limit, "met": met})
+        out.append({"target": name, "measured": value, "limit": limit, "met": met} | ({"spread": spread} if spread else {}))
 
     target("GitHub: C match time / httprouter time (<= 0.6)", ratio("github", "C ilk_router_match", "httprouter (Go)"), 0.6)
     target("GitHub: C match time / r3 time (<= 0.4)", ratio("github", "C ilk_router_match", "r3 (C)"), 0.4)
@@ -143,8 +144,10 @@ def targets(results: list[dict]) -> list[dict]:
     target("GitHub: C resolve (filter + 2 interceptors) / C match (<= 4)",
            ratio("github", "C ilk_router_resolve (filter + 2 interceptors)", "C ilk_router_match"), 4)
     th = next((r for r in results if r.get("door") == "C ilk_router_match threads"), None)
+    ratios = sorted(m / o for o, m in zip(th["one_thread_per_s"], th["all_threads_per_s"])) if th else []
     target("Two threads / one thread, lookups per second (>= 1.9)",
-           round(th["all_threads_per_s"] / th["one_thread_per_s"], 3) if th else None, 1.9, lower_is_better=False)
+           round(statistics.median(ratios), 3) if ratios else None, 1.9, lower_is_better=False,
+           spread=(round(ratios[0], 2), round(ratios[-1], 2)) if ratios else None)
     return out
 
 
@@ -224,6 +227,13 @@ def main() -> int:
             print(f"smoke: {d}: ran, answers checked")
         for m in missing:
             print(f"smoke: {m['door']}: UNAVAILABLE ({m['unavailable'].splitlines()[0]})")
+        # The thread scaling rounds: read and made into a median ratio as the report does.
+        scaling = next(g for g in targets(results) if g["target"].startswith("Two threads"))
+        if scaling["measured"] and scaling.get("spread"):
+            doors.append("C thread rounds")
+            print(f"smoke: C thread rounds: ratio {scaling['measured']} (rounds {scaling['spread'][0]}-{scaling['spread'][1]})")
+        else:
+            problems.append({"door": "C thread rounds", "failed": f"no ratio from {scaling}"})
         # The untimed mode benchmarks/instructions.py counts under valgrind: one pass of each door.
         routes, requests = tables.write("github", BUILD / "tables")
         for door in ("match", "resolve", "bare-resolve"):
@@ -253,7 +263,8 @@ def main() -> int:
     (RESULTS / "latest.json").write_text(json.dumps({"machine": info, "results": results, "targets": goals}, indent=1))
     text = table_text(results)
     goal_rows = ["| target | measured | met |", "| --- | ---: | --- |"] + [
-        f"| {g['target']} | {g['measured']} | {'yes' if g['met'] else 'no' if g['met'] is False else 'not measured'} |" for g in goals]
+        f"| {g['target']} | {g['measured']}{' (rounds: %s–%s)' % g['spread'] if 'spread' in g else ''} | "
+        f"{'yes' if g['met'] else 'no' if g['met'] is False else 'not measured'} |" for g in goals]
     full = text + "\n\n" + "\n".join(goal_rows)
     print(full)
     chart(results, RESULTS / "latest.svg")

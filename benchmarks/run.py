@@ -86,10 +86,10 @@ def run(cmds: dict, table: str, seconds: float, threads: int, rounds: int = 1) -
     routes, requests = tables.write(table, BUILD / "tables")
     out: list[dict] = []
     by: dict[str, dict] = {}
-    for _ in range(rounds):
+    for round_number in range(rounds):
         for key, cmd in cmds.items():
             if isinstance(cmd, str):
-                if _ == 0:
+                if round_number == 0:
                     doors = {"r3": ["r3 (C)"], "httprouter": ["httprouter (Go)"],
                              "swift": ["Swift Interlock Matcher", "RoutingKit TrieRouter (Swift)"]}.get(key, [key])
                     out += [{"door": d, "table": table, "unavailable": cmd} for d in doors]

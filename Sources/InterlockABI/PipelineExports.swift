@@ -20,9 +20,9 @@ final class InterceptorHandle {
 
 /// A filter's view of the rest of its chain.
 final class ChainHandle {
-    /// The chain, borrowed from the filter's call (see `HandlePool.lendingChain`); nil while the
-    /// handle waits in a pool. A pointer rather than a copy: a copy would count a reference to the
-    /// resolve's run on every filter call.
+    /// The chain, borrowed for the filter's call (`HandlePool.lending(_:_:)`); nil while the
+    /// handle waits in a pool. A pointer rather than a copy: a copy would count a reference to
+    /// the resolve's run on every filter call.
     private(set) var chain: UnsafePointer<FilterChain>? = nil
     var downstream: Downstream? = nil
     /// The downstream response as C sees it: made when the filter first asks for it.
@@ -68,25 +68,25 @@ public func ilk_router_add_filter(
     let label = string(name) ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
     r.router.addFilter(Filter(name: label) { request, chain in try withHandlePool { pool in try pool.lending(request) { req in
         try pool.lending(chain) { ch in
-        let rc = fn(req.opaque, ch.opaque, ud.pointer)
-        if let error = ch.error { throw error }
-        switch rc {
-        case ILK_CONTINUE:
-            guard var downstream = ch.downstream.take() else {
-                throw CallbackError(message: "filter '\(label)' returned ILK_CONTINUE without calling ilk_filter_chain_next")
+            let rc = fn(req.opaque, ch.opaque, ud.pointer)
+            if let error = ch.error { throw error }
+            switch rc {
+            case ILK_CONTINUE:
+                guard var downstream = ch.downstream.take() else {
+                    throw CallbackError(message: "filter '\(label)' returned ILK_CONTINUE without calling ilk_filter_chain_next")
+                }
+                if let response = ch.response { downstream.response = response.response }
+                return .proceed(downstream)
+            case ILK_STOP:
+                return .stop
+            case ILK_REDIRECT:
+                guard let target = ch.target else {
+                    throw CallbackError(message: "filter '\(label)' returned ILK_REDIRECT without a target")
+                }
+                return target
+            default:
+                throw CallbackError(message: req.errorMessage ?? "filter '\(label)' returned \(rc)")
             }
-            if let response = ch.response { downstream.response = response.response }
-            return .proceed(downstream)
-        case ILK_STOP:
-            return .stop
-        case ILK_REDIRECT:
-            guard let target = ch.target else {
-                throw CallbackError(message: "filter '\(label)' returned ILK_REDIRECT without a target")
-            }
-            return target
-        default:
-            throw CallbackError(message: req.errorMessage ?? "filter '\(label)' returned \(rc)")
-        }
         }
     } } })
     return ILK_OK

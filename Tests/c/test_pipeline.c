@@ -135,6 +135,16 @@ static int filter_twice(ilk_request *req, ilk_filter_chain *chain, void *userdat
 static int filter_no_next(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
   (void)req; (void)chain; (void)userdata; return ILK_CONTINUE;
 }
+/* Keeps its chain and request pointers past the call, which the header forbids using: the library
+ * still answers a late call with an error, not by running a chain whose resolve has ended. */
+static ilk_filter_chain *kept_chain;
+static ilk_request *kept_request;
+static int filter_keep(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  kept_chain = chain;
+  kept_request = req;
+  return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
+}
 static int filter_move(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
   (void)userdata;
   ilk_request_set_state(req, "com.example.moved", "yes");
@@ -188,6 +198,17 @@ static void test_filters(void) {
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
   CHECK(strstr(ilk_result_error(res), "without calling") != NULL);
   ilk_result_free(res);
+  ilk_router_free(r);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "keep", filter_keep, NULL, NULL);
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_OK);
+  ilk_result_free(res);
+  CHECK_EQ_INT(ilk_filter_chain_next(kept_chain, kept_request), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "not in use") != NULL);
+  CHECK_EQ_STR(order, "dest ");
   ilk_router_free(r);
 
   ilk_router_new(&r, 0);

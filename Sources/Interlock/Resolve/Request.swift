@@ -7,7 +7,10 @@ import Synchronization
 /// pipeline hands the request to every callback, and a copy then costs one reference count. The
 /// parts of the URI are kept as the bytes the matcher saw and made into strings when read, so a
 /// resolve whose callbacks read nothing builds none.
-public struct Request: Sendable {
+///
+/// Sendable by hand: its storage (a `ManagedBuffer`, which the standard library does not mark
+/// Sendable) is changed only while one request holds it, and its lazily made state under a lock.
+public struct Request: @unchecked Sendable {
     /// The same parts as strings, once something changed one of them.
     struct Fields {
         var uri: String
@@ -20,12 +23,10 @@ public struct Request: Sendable {
         var parameters: [(name: String, value: String)]
     }
 
-    final class Storage: @unchecked Sendable {
-        // The URI's parts as the matcher saw them: the URI, the normalized path, then the decoded
-        // parameter values, each followed by a NUL byte (a value never holds one). Owned, and
-        // copied with the storage (which happens only when a callback changes the request): a
-        // raw buffer rather than an array, whose allocation costs a generic-metadata lookup.
-        let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// What a storage holds besides its bytes.
+    struct Header {
+        /// How many bytes follow the header.
+        let count: Int
         let pathRange: Range<Int>
         let schemeRange, hostRange, portRange, queryRange, fragmentRange: Range<Int>?
         let names: [String]
@@ -39,100 +40,135 @@ public struct Request: Sendable {
         /// `sharedState` is the resolve's state, made on first use: most resolves never use it,
         /// and every request of the resolve (copies, retries, redirects) finds the same one.
         let origin: Storage?
-        private let sharedState = AtomicLazyReference<ResolveState>()
+        /// Read and written only under the storage's state lock (see `Storage.state`).
+        var sharedState: ResolveState? = nil
         /// A state set on this request (or the one it was copied from), replacing the resolve's.
         var assignedState: ResolveState?
+    }
 
-        /// Takes ownership of `bytes`.
-        init(bytes: UnsafeMutableBufferPointer<UInt8>, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
-             query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int, fields: Fields?,
-             method: String?, route: Route?, metadata: [String: String], origin: Storage?, assignedState: ResolveState?) {
-            self.bytes = bytes; pathRange = path; schemeRange = scheme; hostRange = host; portRange = port
-            queryRange = query; fragmentRange = fragment; self.names = names; self.values = values
-            self.fields = fields; self.method = method; self.route = route; self.metadata = metadata
-            self.origin = origin; self.assignedState = assignedState
+    /// The header, then the URI's parts as the matcher saw them: the URI, the normalized path,
+    /// then the decoded parameter values, each followed by a NUL byte (a value never holds one).
+    /// One allocation for both (a `ManagedBuffer`'s elements follow its header), copied only when
+    /// a callback changes the request.
+    final class Storage: ManagedBuffer<Header, UInt8> {
+        /// A storage of `header.count` bytes, which `fill` writes.
+        static func make(_ header: Header, fill: (UnsafeMutablePointer<UInt8>) -> Void) -> Storage {
+            let made = unsafeDowncast(Storage.create(minimumCapacity: max(header.count, 1)) { _ in header }, to: Storage.self)
+            made.withUnsafeMutablePointerToElements(fill)
+            return made
         }
 
+        /// The resolve's state: the one assigned to this request, or the origin's, made on first
+        /// use. The origin's is guarded by a lock rather than held in an atomic reference, since
+        /// a `ManagedBuffer`'s header must be copyable; only resolves that use their state take it.
         var state: ResolveState {
-            if let assignedState { return assignedState }
-            let o = origin ?? self
-            return o.sharedState.load() ?? o.sharedState.storeIfNil(ResolveState())
+            if let s = header.assignedState { return s }
+            let o = header.origin ?? self
+            return stateLocks[o.lockIndex].withLock { _ in
+                if let s = o.header.sharedState { return s }
+                let s = ResolveState()
+                o.header.sharedState = s
+                return s
+            }
         }
 
-        deinit { bytes.deallocate() }
+        /// Which of `stateLocks` guards this storage's state: from its address, so that unrelated
+        /// resolves rarely share one.
+        private var lockIndex: Int {
+            Int(truncatingIfNeeded: UInt(bitPattern: ObjectIdentifier(self)) >> 6) & (stateLocks.count - 1)
+        }
 
+        /// A copy (what a change to a shared request makes), of the same resolve.
         func copy() -> Storage {
-            let duplicate = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
-            _ = duplicate.initialize(from: bytes)
-            return Storage(bytes: duplicate, path: pathRange, scheme: schemeRange, host: hostRange, port: portRange,
-                    query: queryRange, fragment: fragmentRange, names: names, values: values, fields: fields,
-                    method: method, route: route, metadata: metadata, origin: origin ?? self, assignedState: assignedState)
+            let h = header
+            return withUnsafeMutablePointerToElements { bytes in
+                Storage.make(Header(count: h.count, pathRange: h.pathRange, schemeRange: h.schemeRange, hostRange: h.hostRange,
+                                    portRange: h.portRange, queryRange: h.queryRange, fragmentRange: h.fragmentRange,
+                                    names: h.names, values: h.values, fields: h.fields, method: h.method, route: h.route,
+                                    metadata: h.metadata, origin: h.origin ?? self, assignedState: h.assignedState)) {
+                    $0.update(from: bytes, count: h.count)
+                }
+            }
         }
 
+        /// The bytes in `r` as a string (ASCII lower-cased with `lower`).
         func text(_ r: Range<Int>?, lower: Bool = false) -> String? {
             guard let r else { return nil }
-            let part = UnsafeBufferPointer(rebasing: bytes[r])
-            return lower ? String(decoding: part.map(lowercased), as: UTF8.self) : String(decoding: part, as: UTF8.self)
+            return withBytes(r) { part in
+                lower ? String(decoding: part.map(lowercased), as: UTF8.self) : String(decoding: part, as: UTF8.self)
+            }
         }
-        var uri: String { fields?.uri ?? text(0..<pathRange.lowerBound)! }
-        var scheme: String? { fields.map { $0.scheme } ?? text(schemeRange, lower: true) }
-        var host: String? { fields.map { $0.host } ?? text(hostRange, lower: true) }
-        var port: String? { fields.map { $0.port } ?? text(portRange) }
-        var path: String { fields?.path ?? (pathRange.isEmpty ? "/" : text(pathRange)!) }
+
+        /// Calls `body` with the bytes in `r`.
+        func withBytes<R>(_ r: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            withUnsafeMutablePointerToElements { body(UnsafeBufferPointer(start: $0 + r.lowerBound, count: r.count)) }
+        }
+
+        var fields: Fields? { header.fields }
+        var uri: String { fields?.uri ?? text(0..<header.pathRange.lowerBound)! }
+        var scheme: String? { fields.map { $0.scheme } ?? text(header.schemeRange, lower: true) }
+        var host: String? { fields.map { $0.host } ?? text(header.hostRange, lower: true) }
+        var port: String? { fields.map { $0.port } ?? text(header.portRange) }
+        var path: String { fields?.path ?? (header.pathRange.isEmpty ? "/" : text(header.pathRange)!) }
         var query: QueryItems {
             if let fields { return fields.query }
-            guard let queryRange else { return QueryItems() }
-            return QueryItems(parsing: UnsafeBufferPointer(rebasing: bytes[queryRange]))
+            guard let r = header.queryRange else { return QueryItems() }
+            return withBytes(r) { QueryItems(parsing: $0) }
         }
         var fragment: String? {
             if let fields { return fields.fragment }
-            guard let fragmentRange else { return nil }
-            return percentDecoded(UnsafeBufferPointer(rebasing: bytes[fragmentRange]))
+            guard let r = header.fragmentRange else { return nil }
+            return withBytes(r) { percentDecoded($0) }
         }
         var parameters: [(name: String, value: String)] {
             if let fields { return fields.parameters }
+            let names = header.names
             var out: [(name: String, value: String)] = []
             out.reserveCapacity(names.count)
-            var start = values
-            for name in names {
-                var end = start
-                while bytes[end] != 0 { end += 1 }
-                out.append((name, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
-                start = end + 1
+            withUnsafeMutablePointerToElements { bytes in
+                var start = header.values
+                for name in names {
+                    var end = start
+                    while bytes[end] != 0 { end += 1 }
+                    out.append((name, String(decoding: UnsafeBufferPointer(start: bytes + start, count: end - start), as: UTF8.self)))
+                    start = end + 1
+                }
             }
             return out
         }
-        var parameterCount: Int { fields?.parameters.count ?? names.count }
+        var parameterCount: Int { fields?.parameters.count ?? header.names.count }
 
         /// Every part as a string, so that one can be changed.
         func materialize() {
             guard fields == nil else { return }
-            fields = Fields(uri: uri, scheme: scheme, host: host, port: port, path: path, query: query,
-                            fragment: fragment, parameters: parameters)
+            header.fields = Fields(uri: uri, scheme: scheme, host: host, port: port, path: path, query: query,
+                                   fragment: fragment, parameters: parameters)
         }
     }
 
     private var storage: Storage
 
-    /// A request from the matcher's view of a URI (see `Storage`); takes ownership of `bytes`.
-    /// It shares the state of `resolve`'s requests (another pass of the same resolve), or starts one.
-    init(bytes: UnsafeMutableBufferPointer<UInt8>, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?, port: Range<Int>?,
-         query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int,
+    /// A request from the matcher's view of a URI (see `Storage`): `count` bytes, which `fill`
+    /// writes. It shares the state of `resolve`'s requests (another pass of the same resolve), or
+    /// starts one.
+    init(count: Int, fill: (UnsafeMutablePointer<UInt8>) -> Void, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?,
+         port: Range<Int>?, query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int,
          method: String?, route: Route?, sharingStateWith resolve: Request?) {
-        storage = Storage(bytes: bytes, path: path, scheme: scheme, host: host, port: port, query: query,
-                          fragment: fragment, names: names, values: values, fields: nil,
-                          method: method, route: route, metadata: [:],
-                          origin: resolve.map { $0.storage.origin ?? $0.storage }, assignedState: nil)
+        storage = Storage.make(Header(count: count, pathRange: path, schemeRange: scheme, hostRange: host, portRange: port,
+                                      queryRange: query, fragmentRange: fragment, names: names, values: values, fields: nil,
+                                      method: method, route: route, metadata: [:],
+                                      origin: resolve.map { $0.storage.header.origin ?? $0.storage }, assignedState: nil),
+                               fill: fill)
     }
 
     /// A request made outside a resolve (to try an interceptor or filter on, say): `uri` taken as
     /// given, not parsed; path "/", nothing matched, a state of its own.
     public init(uri: String, method: String? = nil) {
-        storage = Storage(bytes: .allocate(capacity: 0), path: 0..<0, scheme: nil, host: nil, port: nil, query: nil, fragment: nil,
-                          names: [], values: 0,
-                          fields: Fields(uri: uri, scheme: nil, host: nil, port: nil, path: "/", query: QueryItems(),
-                                         fragment: nil, parameters: []),
-                          method: method, route: nil, metadata: [:], origin: nil, assignedState: nil)
+        storage = Storage.make(Header(count: 0, pathRange: 0..<0, schemeRange: nil, hostRange: nil, portRange: nil,
+                                      queryRange: nil, fragmentRange: nil, names: [], values: 0,
+                                      fields: Fields(uri: uri, scheme: nil, host: nil, port: nil, path: "/", query: QueryItems(),
+                                                     fragment: nil, parameters: []),
+                                      method: method, route: nil, metadata: [:], origin: nil, assignedState: nil)) { _ in }
     }
 
     /// The storage, copied first if another request shares it.
@@ -155,64 +191,64 @@ public struct Request: Sendable {
     /// The URI exactly as received.
     public var uri: String {
         get { storage.uri }
-        set { changing.fields!.uri = newValue }
+        set { changing.header.fields!.uri = newValue }
     }
     /// The method, or nil when the caller gave none (any method).
     public var method: String? {
-        get { storage.method }
-        set { unique.method = newValue }
+        get { storage.header.method }
+        set { unique.header.method = newValue }
     }
     /// The scheme, lower-cased, or nil for a path.
     public var scheme: String? {
         get { storage.scheme }
-        set { changing.fields!.scheme = newValue }
+        set { changing.header.fields!.scheme = newValue }
     }
     /// The host, lower-cased (only http, https, ws and wss have one), or nil.
     public var host: String? {
         get { storage.host }
-        set { changing.fields!.host = newValue }
+        set { changing.header.fields!.host = newValue }
     }
     /// The port, if the URI gave one.
     public var port: String? {
         get { storage.port }
-        set { changing.fields!.port = newValue }
+        set { changing.header.fields!.port = newValue }
     }
     /// The normalized path, "/" for the root. Escapes other than of unreserved characters stay.
     public var path: String {
         get { storage.path }
-        set { changing.fields!.path = newValue }
+        set { changing.header.fields!.path = newValue }
     }
     /// The query's pairs, decoded.
     public var query: QueryItems {
         get { storage.query }
-        set { changing.fields!.query = newValue }
+        set { changing.header.fields!.query = newValue }
     }
     /// The fragment, decoded, or nil.
     public var fragment: String? {
         get { storage.fragment }
-        set { changing.fields!.fragment = newValue }
+        set { changing.header.fields!.fragment = newValue }
     }
     /// The route that matched, or nil.
     public var route: Route? {
-        get { storage.route }
-        set { unique.route = newValue }
+        get { storage.header.route }
+        set { unique.header.route = newValue }
     }
     /// The matched route's parameters, decoded, in path order. Interceptors may change them.
     public var parameters: [(name: String, value: String)] {
         get { storage.parameters }
-        _modify { let s = changing; yield &s.fields!.parameters }
+        _modify { let s = changing; yield &s.header.fields!.parameters }
     }
     /// The number of parameters (without making their strings).
     public var parameterCount: Int { storage.parameterCount }
     /// Strings interceptors and filters attach to the request.
     public var metadata: [String: String] {
-        get { storage.metadata }
-        _modify { let s = unique; yield &s.metadata }
+        get { storage.header.metadata }
+        _modify { let s = unique; yield &s.header.metadata }
     }
     /// The state shared by the whole resolve.
     public var state: ResolveState {
         get { storage.state }
-        set { unique.assignedState = newValue }
+        set { unique.header.assignedState = newValue }
     }
 
     /// The value of the named parameter, if bound.
@@ -220,6 +256,10 @@ public struct Request: Sendable {
         parameters.first { $0.name == name }?.value
     }
 }
+
+/// The locks guarding the resolve states requests make on first use (see `Request.Storage.state`);
+/// a power of two of them.
+private let stateLocks = InlineArray<16, Mutex<Void>> { _ in Mutex(()) }
 
 /// What a destination produces: a status (200 unless set), a body and headers.
 public struct Response: Sendable {

@@ -20,19 +20,18 @@ extension Matcher {
         var total = bytes.count + pathLength
         for i in 0..<count { total += parameterValue(i).1 + 1 }
         let values = bytes.count + pathLength
-        let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(total, 1))
-        let base = text.baseAddress!
-        if let b = bytes.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: b, byteCount: bytes.count) }
-        if pathLength > 0 { (base + bytes.count).initialize(from: pathBytes.baseAddress!, count: pathLength) }
-        var o = values
-        for i in 0..<count {
-            let (v, n) = parameterValue(i)
-            UnsafeMutableRawPointer(base + o).copyMemory(from: v, byteCount: n)
-            base[o + n] = 0
-            o += n + 1
-        }
         let uriEnd = bytes.count
-        return Request(bytes: text, path: uriEnd..<(uriEnd + pathLength),
+        return Request(count: total, fill: { base in
+            if let b = bytes.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: b, byteCount: bytes.count) }
+            if pathLength > 0 { (base + bytes.count).initialize(from: pathBytes.baseAddress!, count: pathLength) }
+            var o = values
+            for i in 0..<count {
+                let (v, n) = parameterValue(i)
+                UnsafeMutableRawPointer(base + o).copyMemory(from: v, byteCount: n)
+                base[o + n] = 0
+                o += n + 1
+            }
+        }, path: uriEnd..<(uriEnd + pathLength),
                        scheme: spans.scheme, host: spans.host, port: spans.port, query: spans.query, fragment: spans.fragment,
                        names: count > 0 ? parameterNames : [], values: values,
                        method: method, route: matched ? route : nil, sharingStateWith: resolve)

@@ -78,15 +78,17 @@ public struct Request: @unchecked Sendable {
             Int(truncatingIfNeeded: UInt(bitPattern: ObjectIdentifier(self)) >> 6) & (stateLocks.count - 1)
         }
 
-        /// A copy (what a change to a shared request makes), of the same resolve.
+        /// A copy (what a change to a shared request makes), of the same resolve. Field by field,
+        /// not the whole header: `sharedState` is read only under its lock.
         func copy() -> Storage {
-            let h = header
+            let count = header.count
             return withUnsafeMutablePointerToElements { bytes in
-                Storage.make(Header(count: h.count, pathRange: h.pathRange, schemeRange: h.schemeRange, hostRange: h.hostRange,
-                                    portRange: h.portRange, queryRange: h.queryRange, fragmentRange: h.fragmentRange,
-                                    names: h.names, values: h.values, fields: h.fields, method: h.method, route: h.route,
-                                    metadata: h.metadata, origin: h.origin ?? self, assignedState: h.assignedState)) {
-                    $0.update(from: bytes, count: h.count)
+                Storage.make(Header(count: count, pathRange: header.pathRange, schemeRange: header.schemeRange,
+                                    hostRange: header.hostRange, portRange: header.portRange, queryRange: header.queryRange,
+                                    fragmentRange: header.fragmentRange, names: header.names, values: header.values,
+                                    fields: header.fields, method: header.method, route: header.route, metadata: header.metadata,
+                                    origin: header.origin ?? self, assignedState: header.assignedState)) {
+                    $0.update(from: bytes, count: count)
                 }
             }
         }

@@ -168,10 +168,10 @@ final class PipelineRun: @unchecked Sendable {
     private func intercept(_ request: inout Request, _ leaves: [RequestInterceptor.Leaf], named names: StageNames?) -> ResolveStatus? {
         if leaves.isEmpty { return nil }
         let scope = names.map { log.scope(of: $0) } ?? -1
-        for (i, leaf) in leaves.enumerated() {
+        for i in leaves.indices {   // by index: `enumerated()` counted a reference to each leaf
             let subject = TraceLog.Subject.requestLeaf(scope: Int32(scope), Int32(i))
             do {
-                switch try leaf.run(&request) {
+                switch try leaves[i].run(&request) {
                 case .proceed:
                     log.ran(.requestInterceptor, subject, .proceed)
                 case .abort(let reason):
@@ -189,10 +189,9 @@ final class PipelineRun: @unchecked Sendable {
     /// Stage 3: filter `index` and, through its chain, the rest.
     func filter(_ index: Int, _ request: Request) throws -> Downstream {
         guard index < global.filters.count else { return try terminal(request) }
-        let chain = FilterChain(run: self, index: index, attempt: attempt)
         let result: FilterResult
         do {
-            result = try global.filters[index].run(request, chain)
+            result = try run(global.filters[index].run, index, request)
         } catch {
             log.ran(.filter, .filter(index), "error: \(message(error))")
             throw error
@@ -211,6 +210,11 @@ final class PipelineRun: @unchecked Sendable {
             log.ran(.filter, .filter(index), "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())
         }
+    }
+
+    /// Runs filter `index` (passed as an argument, the closure is borrowed, not copied).
+    private func run(_ filter: (Request, FilterChain) throws -> FilterResult, _ index: Int, _ request: Request) throws -> FilterResult {
+        try filter(request, FilterChain(run: self, index: index, attempt: attempt))
     }
 
     /// Filter `index` of attempt `attempt` called `next`: the filters after it, or the terminal
@@ -241,8 +245,8 @@ final class PipelineRun: @unchecked Sendable {
         let route = request.route
         // A filter may have changed the request's route: then what runs around it is looked up again.
         let parts = route.map { $0.id == pass!.routeID ? pass!.parts : router.parts(of: $0.id) } ?? .empty
-        let destination: Destination?
         let named = log.subject(route: route)   // the guard's and destination's entries
+        var response = Response()
         if route != nil {
             if let routeGuard = parts.routeGuard {
                 let ok: Bool
@@ -256,21 +260,13 @@ final class PipelineRun: @unchecked Sendable {
                     return Downstream(outcome: .guarded, response: Response())
                 }
             }
-            destination = parts.destination
+            try run(parts.destination, request, &response, named)
         } else if let allowed = pass!.allowed {
             return Downstream(outcome: .methodNotAllowed(allowed: allowed), response: Response())
-        } else if let fallback = global.defaultDestination {
-            destination = fallback
+        } else if global.defaultDestination != nil {
+            try run(global.defaultDestination, request, &response, named)
         } else {
             return Downstream(outcome: .notFound, response: Response())
-        }
-        var response = Response()
-        if let destination {
-            do { try destination(request, &response) } catch {
-                log.ran(.destination, named, "error: \(message(error))")
-                throw error
-            }
-            log.ran(.destination, named, .ran)
         }
         // The global response interceptors first, then the route's scope.
         var retry = false
@@ -281,15 +277,26 @@ final class PipelineRun: @unchecked Sendable {
         return Downstream(outcome: retry ? .retry : .completed, response: response)
     }
 
+    /// Stage 5: runs `destination`, if there is one, on `response`. (Passed as an argument, the
+    /// closure is borrowed from what holds it rather than copied.)
+    private func run(_ destination: Destination?, _ request: Request, _ response: inout Response, _ named: TraceLog.Subject) throws {
+        guard let destination else { return }
+        do { try destination(request, &response) } catch {
+            log.ran(.destination, named, "error: \(message(error))")
+            throw error
+        }
+        log.ran(.destination, named, .ran)
+    }
+
     /// Stage 6: runs `leaves` on `response`; returns the reason if one aborts.
     private func intercept(_ response: inout Response, _ request: Request, _ leaves: [ResponseInterceptor.Leaf],
                            named names: StageNames?, retry: inout Bool) throws -> String? {
         if leaves.isEmpty { return nil }
         let scope = names.map { log.scope(of: $0) } ?? -1
-        for (i, leaf) in leaves.enumerated() {
+        for i in leaves.indices {   // by index: `enumerated()` counted a reference to each leaf
             let subject = TraceLog.Subject.responseLeaf(scope: Int32(scope), Int32(i))
             let decision: ResponseDecision
-            do { decision = try leaf.run(&response, request) } catch {
+            do { decision = try leaves[i].run(&response, request) } catch {
                 log.ran(.responseInterceptor, subject, "error: \(message(error))")
                 throw error
             }

@@ -109,6 +109,74 @@ struct PipelineTests {
         #expect(log.all.isEmpty)
     }
 
+    /// A chain kept from one resolve and called while a later one runs (on a router whose
+    /// resolves reuse their state) runs nothing of the later one.
+    @Test func aKeptChainCalledDuringALaterResolveRunsNothing() throws {
+        let log = Log()
+        let r = Router()
+        let kept = Mutex<FilterChain?>(nil)
+        let lateCall = Mutex<String?>(nil)
+        try r.addRoute("/a") { _, _ in
+            log.add("destination")
+            if let chain = kept.withLock({ $0 }) {
+                do { _ = try chain.next(Request(uri: "/a")) } catch { lateCall.withLock { $0 = "\(error)" } }
+            }
+        }
+        r.addFilter(Filter(name: "keeper") { request, chain in
+            if kept.withLock({ $0 }) == nil { kept.withLock { $0 = chain }; return .stop }
+            return .proceed(try chain.next(request))
+        })
+        #expect(try r.resolve("/a").status == .stopped)
+        for _ in 0..<3 { #expect(try r.resolve("/a").status == .ok) }
+        #expect(log.all == ["destination", "destination", "destination"])
+        #expect(lateCall.withLock { $0 }?.contains("after its request was resolved") == true)
+    }
+
+    /// What one resolve recorded (trace, redirects, state, method) never shows in the next,
+    /// though the router reuses the state a resolve runs with.
+    @Test func eachResolveStartsClean() throws {
+        let r = Router()
+        try r.addRoute("/old") { _, _ in }
+        try r.addRoute("/new") { request, response in response.body = Array((request.state.string("k") ?? "-").utf8) }
+        try r.addRoute("/other") { request, response in response.body = Array((request.state.string("k") ?? "-").utf8) }
+        r.addFilter(Filter(name: "move") { request, chain in
+            request.state["k"] = "set"
+            if request.path == "/old" { return .redirect("/new") }
+            return .proceed(try chain.next(request))
+        })
+        let first = try r.resolve("/old", method: "GET")
+        #expect(first.redirects == ["/new"] && first.response.body == Array("set".utf8))
+        let firstTrace = first.trace.map(\.description)
+        let second = try r.resolve("/other", method: "POST")
+        #expect(second.redirects.isEmpty)
+        #expect(second.request.method == "POST")
+        #expect(second.trace.map(\.description) == ["match /other: /other", "filter move: continue", "destination /other: ran"])
+        #expect(first.trace.map(\.description) == firstTrace)         // the first resolution is unchanged
+        #expect(first.state !== second.state)
+        let plain = Router()
+        try plain.addRoute("/x") { request, response in response.body = Array((request.state.string("k") ?? "-").utf8) }
+        _ = try plain.resolve("/x")
+        plain.addFilter(Filter(name: "late") { request, chain in .proceed(try chain.next(request)) })
+        #expect(try plain.resolve("/x").trace.map(\.name).contains("late"))   // a change reaches the next resolve
+    }
+
+    /// A replaced default destination is let go of by the resolves after the change (the state
+    /// they reuse belongs to the pipeline as it was).
+    @Test func aReplacedDefaultDestinationIsLetGo() throws {
+        final class Captured: Sendable {}
+        weak var captured: Captured?
+        let r = Router()
+        do {
+            let object = Captured()
+            captured = object
+            r.defaultDestination = { _, _ in _ = object }
+            #expect(try r.resolve("/nothing").status == .ok)
+        }
+        r.defaultDestination = { _, _ in }
+        #expect(try r.resolve("/nothing").status == .ok)
+        #expect(captured == nil)
+    }
+
     /// Past 64 filters the once-only rule still holds (their marks are kept apart).
     @Test func nextTwiceIsCaughtPastSixtyFourFilters() throws {
         let r = Router()

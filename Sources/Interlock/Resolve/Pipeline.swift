@@ -17,8 +17,8 @@ extension Router {
 
     /// Resolves the URI in `bytes` (UTF-8, not NUL-terminated), as ``resolve(_:method:)``.
     public func resolve(bytes: UnsafeRawBufferPointer, method: String? = nil) throws(InterlockError) -> Resolution {
-        let run = PipelineRun(router: self, method: method)
-        defer { returnMatcher(run.pooled) }
+        var run = beginResolve(method: method)
+        defer { endResolve(&run) }
         let first = try run.create(bytes)
         return run.run(from: consume first)
     }
@@ -27,9 +27,15 @@ extension Router {
 /// The state of one resolve while it runs. Everything it needs from the router is taken once, at
 /// the start (the global pipeline, a matcher) or once per match (what runs around the route), so
 /// no lock is held while callbacks run and a callback may resolve or add routes.
+///
+/// A run is used again by later resolves of its router while the global pipeline stays the same
+/// (see `Router.beginResolve`): it ends each resolve as it began (no pass, an empty trace and no
+/// redirects), and one that something still holds (a chain kept by a filter) is not reused.
 final class PipelineRun: @unchecked Sendable {
-    let router: Router
-    let method: String?
+    /// Unowned: a run waits in its router's pool, and a run kept past its resolve by a filter's
+    /// chain reads nothing from the router once the resolve ended.
+    unowned(unsafe) let router: Router
+    private(set) var method: String?
     let global: GlobalPipeline
     let pooled: PooledMatcher
     /// The trace, written in place and moved into the resolution at the end: a value, not a box,
@@ -45,12 +51,15 @@ final class PipelineRun: @unchecked Sendable {
     private var calledNext: UInt64 = 0
     private var calledNextBeyond64: Set<Int>? = nil
 
-    init(router: Router, method: String?) {
+    init(router: Router, global: GlobalPipeline, pooled: PooledMatcher) {
         self.router = router
-        self.method = method
-        let (pooled, global) = router.beginResolve()
-        self.pooled = pooled
         self.global = global
+        self.pooled = pooled
+    }
+
+    /// Starts a resolve with `method`.
+    func begin(method: String?) {
+        self.method = method
         log.use(global: global.names)
     }
 

@@ -82,6 +82,9 @@ struct PipelineConfiguration {
     var routes: [RouteParts] = []
     private var snapshot: GlobalPipeline? = nil
 
+    /// Whether `g` is the global part as it stands (no change since it was built).
+    func isCurrent(_ g: GlobalPipeline) -> Bool { snapshot === g }
+
     /// The global part, built again only after a change.
     mutating func global() -> GlobalPipeline {
         if let snapshot { return snapshot }
@@ -199,11 +202,39 @@ extension Router {
         state.withLock { $0.pendingLink = link }
     }
 
-    /// What one resolve needs from the router's state, taken under one lock: a matcher from the
-    /// pool and the global pipeline.
-    func beginResolve() -> (PooledMatcher, GlobalPipeline) {
-        let (pooled, global) = state.withLock { s in (s.pool.popLast(), s.pipeline.global()) }
-        return (pooled ?? PooledMatcher(matcher: Matcher()), global)
+    /// A run for a resolve with `method`: a spare one of the current global pipeline, or a new
+    /// one (with a matcher from the pool), taken under one lock. Spare runs of an older pipeline
+    /// are let go of, outside the lock (letting go of callbacks may run a C free function).
+    func beginResolve(method: String?) -> PipelineRun {
+        enum Found { case spare(PipelineRun), fresh(GlobalPipeline, PooledMatcher?, stale: [PipelineRun]) }
+        let found = state.withLock { s -> Found in
+            if !s.runs.isEmpty && s.pipeline.isCurrent(s.runs[s.runs.count - 1].global) { return .spare(s.runs.removeLast()) }
+            var stale: [PipelineRun] = []
+            swap(&stale, &s.runs)
+            return .fresh(s.pipeline.global(), s.pool.popLast(), stale: stale)
+        }
+        let run: PipelineRun
+        switch consume found {
+        case .spare(let spare):
+            run = spare
+        case .fresh(let global, let matcher, _):
+            run = PipelineRun(router: self, global: global, pooled: matcher ?? PooledMatcher(matcher: Matcher()))
+        }
+        run.begin(method: method)
+        return run
+    }
+
+    /// Takes back the run of a resolve that ended, to be used again, unless something still
+    /// holds it (a filter kept its chain) or the global pipeline changed meanwhile.
+    func endResolve(_ run: inout PipelineRun) {
+        guard isKnownUniquelyReferenced(&run) else { return }
+        let done = run
+        let kept = state.withLock { s -> Bool in
+            guard s.runs.count < 16, s.pipeline.isCurrent(done.global) else { return false }
+            s.runs.append(done)
+            return true
+        }
+        _ = kept   // a run not kept is let go of here, outside the lock
     }
 
     /// What runs around route `id`.

@@ -34,6 +34,8 @@ public final class Router: @unchecked Sendable {
         var compiled: CompiledTable? = nil
         /// Matchers for `match(_:method:)`, handed to one caller at a time.
         var pool: [PooledMatcher] = []
+        /// Spare resolve runs, all of the current global pipeline (see `beginResolve`).
+        var runs: [PipelineRun] = []
         var pipeline = PipelineConfiguration()
         /// One C copy of each method the routes name.
         var methodTexts: [String: CText] = [:]

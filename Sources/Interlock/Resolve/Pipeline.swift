@@ -19,8 +19,8 @@ extension Router {
     public func resolve(bytes: UnsafeRawBufferPointer, method: String? = nil) throws(InterlockError) -> Resolution {
         var run = beginResolve(method: method)
         defer { endResolve(&run) }
-        let first = try run.create(bytes)
-        return run.run(from: consume first)
+        let first = try run.create(bytes, on: self)
+        return run.run(from: consume first, on: self)
     }
 }
 
@@ -63,8 +63,9 @@ final class PipelineRun: @unchecked Sendable {
         log.use(global: global.names)
     }
 
-    /// Stage 1: the request for `bytes`, and whether a route matched.
-    func create(_ bytes: UnsafeRawBufferPointer) throws(InterlockError) -> Created {
+    /// Stage 1: the request for `bytes`, and whether a route matched. (`router` is this run's,
+    /// passed by the resolve that holds it: read from the unowned field it would be counted.)
+    func create(_ bytes: UnsafeRawBufferPointer, on router: Router) throws(InterlockError) -> Created {
         let matcher = pooled.matcher
         let outcome: MatchOutcome
         if let method {
@@ -91,8 +92,8 @@ final class PipelineRun: @unchecked Sendable {
         let allowed: [String]?
     }
 
-    /// Stages 2 to 6, with redirects and retries.
-    func run(from first: consuming Created) -> Resolution {
+    /// Stages 2 to 6, with redirects and retries (`router` as for `create`).
+    func run(from first: consuming Created, on router: Router) -> Resolution {
         var (status, request, response) = attempts(consume first)
         while case .redirect(let uri) = status {
             if redirects.count >= global.redirectLimit {
@@ -102,7 +103,7 @@ final class PipelineRun: @unchecked Sendable {
             redirects.append(uri)
             let created: Created
             do {
-                created = try withBytes(uri) { (u) throws(InterlockError) in try create(u) }
+                created = try withBytes(uri) { (u) throws(InterlockError) in try create(u, on: router) }
             } catch {
                 return finish(.error("redirect to '\(uri)': \(error)"), request, Response())
             }

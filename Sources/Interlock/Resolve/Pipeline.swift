@@ -63,8 +63,8 @@ final class PipelineRun: @unchecked Sendable {
         log.use(global: global.names)
     }
 
-    /// Stage 1: the request for `bytes`, and whether a route matched. (`router` is this run's,
-    /// passed by the resolve that holds it: read from the unowned field it would be counted.)
+    /// Stage 1: the request for `bytes`, and whether a route matched. `router` is this run's,
+    /// passed in by the resolve (reading the unowned field would count a reference each pass).
     func create(_ bytes: UnsafeRawBufferPointer, on router: Router) throws(InterlockError) -> Created {
         let matcher = pooled.matcher
         let outcome: MatchOutcome

@@ -228,13 +228,11 @@ extension Router {
     /// holds it (a filter kept its chain) or the global pipeline changed meanwhile.
     func endResolve(_ run: inout PipelineRun) {
         guard isKnownUniquelyReferenced(&run) else { return }
-        let done = run
-        let kept = state.withLock { s -> Bool in
-            guard s.runs.count < 16, s.pipeline.isCurrent(done.global) else { return false }
-            s.runs.append(done)
-            return true
+        let spare = run
+        state.withLock { s in
+            if s.runs.count < 16 && s.pipeline.isCurrent(spare.global) { s.runs.append(spare) }
         }
-        _ = kept   // a run not kept is let go of here, outside the lock
+        // A run not kept goes with `run` and `spare`, after the lock.
     }
 
     /// What runs around route `id`.

@@ -153,9 +153,9 @@ public struct Request: @unchecked Sendable {
     /// A request from the matcher's view of a URI (see `Storage`): `count` bytes, which `fill`
     /// writes. It shares the state of `resolve`'s requests (another pass of the same resolve), or
     /// starts one.
-    init(count: Int, fill: (UnsafeMutablePointer<UInt8>) -> Void, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?,
+    init(count: Int, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?,
          port: Range<Int>?, query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int,
-         method: String?, route: Route?, sharingStateWith resolve: Request?) {
+         method: String?, route: Route?, sharingStateWith resolve: Request?, fill: (UnsafeMutablePointer<UInt8>) -> Void) {
         storage = Storage.make(Header(count: count, pathRange: path, schemeRange: scheme, hostRange: host, portRange: port,
                                       queryRange: query, fragmentRange: fragment, names: names, values: values, fields: nil,
                                       method: method, route: route, metadata: [:],

@@ -13,7 +13,7 @@ extension Router {
 
 extension Matcher {
     /// The request for the lookup just made on `bytes`: its parts kept as bytes (see
-    /// `Request.Parsed`), made into strings only when read.
+    /// `Request.Storage`), made into strings only when read.
     func request(method: String?, bytes: UnsafeRawBufferPointer, matched: Bool, sharingStateWith resolve: Request?) -> Request {
         let pathLength = spans.pathLength
         let count = matched ? parameterCount : 0
@@ -21,7 +21,10 @@ extension Matcher {
         for i in 0..<count { total += parameterValue(i).1 + 1 }
         let values = bytes.count + pathLength
         let uriEnd = bytes.count
-        return Request(count: total, fill: { base in
+        return Request(count: total, path: uriEnd..<(uriEnd + pathLength),
+                       scheme: spans.scheme, host: spans.host, port: spans.port, query: spans.query, fragment: spans.fragment,
+                       names: count > 0 ? parameterNames : [], values: values,
+                       method: method, route: matched ? route : nil, sharingStateWith: resolve) { base in
             if let b = bytes.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: b, byteCount: bytes.count) }
             if pathLength > 0 { (base + bytes.count).initialize(from: pathBytes.baseAddress!, count: pathLength) }
             var o = values
@@ -31,9 +34,6 @@ extension Matcher {
                 base[o + n] = 0
                 o += n + 1
             }
-        }, path: uriEnd..<(uriEnd + pathLength),
-                       scheme: spans.scheme, host: spans.host, port: spans.port, query: spans.query, fragment: spans.fragment,
-                       names: count > 0 ? parameterNames : [], values: values,
-                       method: method, route: matched ? route : nil, sharingStateWith: resolve)
+        }
     }
 }

@@ -473,6 +473,39 @@ struct PipelineTests {
         #expect(split.withLock { $0 } == 0)
     }
 
+    /// Resolves on several threads while another changes the pipeline (so that spare runs go
+    /// stale and are let go of): every answer is right, and every filter added is seen once added.
+    @Test func resolvesStayRightWhileThePipelineChanges() throws {
+        let r = Router()
+        try r.addRoute("/n/:n") { request, response in response.body = Array(request[parameter: "n"]!.utf8) }
+        let wrong = Mutex(0)
+        let added = Atomic<Int>(0)
+        var bodies: [@Sendable () -> Void] = (0..<3).map { t in
+            {
+                for i in 0..<400 {
+                    let n = "\(t)-\(i)"
+                    let before = added.load(ordering: .acquiring)
+                    guard let res = try? r.resolve("/n/\(n)") else { wrong.withLock { $0 += 1 }; continue }
+                    let filters = res.trace.filter { $0.stage == .filter }.count
+                    if res.status != .ok || res.response.body != Array(n.utf8) || filters < before {
+                        wrong.withLock { $0 += 1 }
+                    }
+                }
+            }
+        }
+        bodies.append {
+            for k in 0..<20 {
+                r.addFilter(Filter(name: "f\(k)") { request, chain in .proceed(try chain.next(request)) })
+                added.store(k + 1, ordering: .releasing)
+                let fallback: Destination = { _, _ in }
+                r.defaultDestination = k % 2 == 0 ? fallback : nil
+            }
+        }
+        onThreads(bodies)
+        #expect(wrong.withLock { $0 } == 0)
+        #expect(try r.resolve("/n/x").trace.filter { $0.stage == .filter }.count == 20)
+    }
+
     @Test func concurrentResolvesDoNotShareState() throws {
         let r = Router()
         try r.addRoute("/n/:n") { request, response in

@@ -368,9 +368,8 @@ class MatchList(Sequence[Optional[Match]]):
         if self._statuses[i] != n.OK:
             return None
         route_id = self._ids[i]
-        parts = self._text[self._offsets[i]:self._offsets[i + 1]].decode("utf-8").split("\0")
-        route_name, pattern = self._router._route_info(route_id)
-        return _new_tuple(Match, (route_id, route_name, pattern, _pairs(parts)))
+        parts = self._text[self._offsets[i]:self._offsets[i + 1]].decode().split("\0")
+        return _new_tuple(Match, self._router._route_info(route_id) + (_pairs(parts),))
 
     def route_ids(self) -> list[int]:
         """Every answer's route id at once, 0 where none matched."""
@@ -516,7 +515,9 @@ class Router:
         self._keep: list[Any] = []          # callbacks the library holds, alive as long as the router
         self._lock = threading.Lock()
         self._slots = threading.local()
-        self._routes: dict[int, tuple[Optional[str], str]] = {}
+        # Route id -> (id, name, pattern): the head of every Match for that route, so that a match
+        # makes its Match by adding the parameters to it.
+        self._routes: dict[int, tuple[int, Optional[str], str]] = {}
         self._finalizer = weakref.finalize(self, lib.ilk_router_free, handle.value)
         self._pointer: Optional[int] = handle.value
 
@@ -590,20 +591,21 @@ class Router:
                 return _failed(ctx, error, pointer)
         _check(lib.ilk_router_set_guard(self._h, route_id, self._retain(n.GUARD_FN(call)), None, None))
 
-    def _route_info(self, route_id: int) -> tuple[Optional[str], str]:
+    def _route_info(self, route_id: int) -> tuple[int, Optional[str], str]:
+        """(route id, name, pattern) of a route, asked of the library once."""
         info = self._routes.get(route_id)
         if info is None:
             name, pattern = c_char_p(), c_char_p()
             _check(lib.ilk_router_route_name(self._h, route_id, byref(name)))
             _check(lib.ilk_router_route_pattern(self._h, route_id, byref(pattern)))
-            info = (text(name.value), text(pattern.value) or "")
+            info = (route_id, text(name.value), text(pattern.value) or "")
             self._routes[route_id] = info
         return info
 
     def _request(self, pointer: int, ctx: _Context) -> Request:
         request = Request(pointer, ctx.state)
         if request.route_id:
-            request.route = self._route_info(request.route_id)[0]
+            request.route = self._route_info(request.route_id)[1]
         return request
 
     def __len__(self) -> int:
@@ -628,7 +630,7 @@ class Router:
         pointer = self._pointer
         if pointer is None:
             raise InvalidArgumentError("router is closed", n.EINVAL)
-        data = uri.encode("utf-8")
+        data = uri.encode()            # UTF-8 (the default: naming it costs a lookup a call)
         length = len(data)
         rc = _match_packed(self._handle, method and method.encode(), data,
                            _LENGTHS[length] if length <= 256 else c_size_t(length), slot.handle)
@@ -643,7 +645,7 @@ class Router:
         elif size <= _SLOT_BUFFER:
             # "name\0value\0..." split ends with an empty string. Dict displays for up to three
             # parameters: building a dict from an iterator costs several times more.
-            parts = slot.buffer[:size].decode("utf-8").split("\0")
+            parts = slot.buffer[:size].decode().split("\0")
             count = len(parts)
             if count == 3:
                 params = {parts[0]: parts[1]}
@@ -655,8 +657,7 @@ class Router:
                 params = _pairs(parts)
         else:
             params = dict(_match_params(slot.handle))
-        route_name, pattern = self._routes.get(route_id) or self._route_info(route_id)
-        return _new_tuple(Match, (route_id, route_name, pattern, params))
+        return _new_tuple(Match, (self._routes.get(route_id) or self._route_info(route_id)) + (params,))
 
     def match_many(self, uris: Sequence[str], method: Optional[str] = None) -> "MatchList":
         """`match` for a whole sequence in one call into the library. Returns a `MatchList`: a
@@ -749,7 +750,7 @@ class Router:
         if isinstance(route, int):
             return route
         for route_id in range(1, len(self) + 1):
-            if self._route_info(route_id)[0] == route:
+            if self._route_info(route_id)[1] == route:
                 return route_id
         raise UnknownRouteError(f"no route is named '{route}'", n.ENOROUTE)
 
@@ -880,7 +881,7 @@ class Router:
         i += 1 + count
         request = Request._unpacked(parts, i, ctx.state)
         if request.route_id:
-            request.route = self._route_info(request.route_id)[0]
+            request.route = self._route_info(request.route_id)[1]
         response = Response._of(status, body, headers)
         response.request = request
         return Result(

@@ -103,21 +103,27 @@ def run(cmds: dict, table: str, seconds: float, threads: int, rounds: int = 1) -
                 out.append({"door": key, "table": table, "failed": (error.stderr or error.stdout)[-500:]})
                 continue
             for line in proc.stdout.splitlines():
-                if not line.startswith("{"):
-                    continue
-                r = json.loads(line)
-                kept = by.get(r.get("door", ""))
-                if kept is None:
-                    by[r.get("door", "")] = r
-                    out.append(r)
-                    continue
-                for field in ("ns", "one_thread_per_s", "all_threads_per_s",   # pooled over rounds
-                              "control_one_thread_per_s", "control_all_threads_per_s"):
-                    if field in r:
-                        kept[field] += r[field]
-                if r.get("wrong"):
-                    kept["wrong"] = max(kept.get("wrong", 0), r["wrong"])
+                if line.startswith("{"):
+                    pool(json.loads(line), by, out)
     return out
+
+
+POOLED = ("ns", "one_thread_per_s", "all_threads_per_s", "control_one_thread_per_s", "control_all_threads_per_s")
+
+
+def pool(r: dict, by: dict[str, dict], out: list[dict]) -> None:
+    """Adds one harness's record for a door to `out`, or, from a later round, its measurements to
+    the record already there."""
+    kept = by.get(r.get("door", ""))
+    if kept is None:
+        by[r.get("door", "")] = r
+        out.append(r)
+        return
+    for field in POOLED:
+        if field in r:
+            kept[field] += r[field]
+    if r.get("wrong"):
+        kept["wrong"] = max(kept.get("wrong", 0), r["wrong"])
 
 
 def summarize(results: list[dict]) -> None:

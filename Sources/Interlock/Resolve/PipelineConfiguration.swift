@@ -208,7 +208,8 @@ extension Router {
     func beginResolve(method: String?) -> PipelineRun {
         enum Found { case spare(PipelineRun), fresh(GlobalPipeline, PooledMatcher?, stale: [PipelineRun]) }
         let found = state.withLock { s -> Found in
-            if !s.runs.isEmpty && s.pipeline.isCurrent(s.runs[s.runs.count - 1].global) { return .spare(s.runs.removeLast()) }
+            // By index: `last` would count a reference to the run it copies.
+            if let i = s.runs.indices.last, s.pipeline.isCurrent(s.runs[i].global) { return .spare(s.runs.removeLast()) }
             var stale: [PipelineRun] = []
             swap(&stale, &s.runs)
             return .fresh(s.pipeline.global(), s.pool.popLast(), stale: stale)
@@ -217,7 +218,7 @@ extension Router {
         switch consume found {
         case .spare(let spare):
             run = spare
-        case .fresh(let global, let matcher, _):
+        case .fresh(let global, let matcher, _):   // the stale runs are let go of here
             run = PipelineRun(router: self, global: global, pooled: matcher ?? PooledMatcher(matcher: Matcher()))
         }
         run.begin(method: method)
@@ -230,7 +231,7 @@ extension Router {
         guard isKnownUniquelyReferenced(&run) else { return }
         let spare = run
         state.withLock { s in
-            if s.runs.count < 16 && s.pipeline.isCurrent(spare.global) { s.runs.append(spare) }
+            if s.runs.count < State.spareLimit && s.pipeline.isCurrent(spare.global) { s.runs.append(spare) }
         }
         // A run not kept goes with `run` and `spare`, after the lock.
     }

@@ -96,13 +96,13 @@ public struct Request: @unchecked Sendable {
         /// The bytes in `r` as a string (ASCII lower-cased with `lower`).
         func text(_ r: Range<Int>?, lower: Bool = false) -> String? {
             guard let r else { return nil }
-            return withBytes(r) { part in
+            return bytes(in: r) { part in
                 lower ? String(decoding: part.map(lowercased), as: UTF8.self) : String(decoding: part, as: UTF8.self)
             }
         }
 
         /// Calls `body` with the bytes in `r`.
-        func withBytes<R>(_ r: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        func bytes<R>(in r: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
             withUnsafeMutablePointerToElements { body(UnsafeBufferPointer(start: $0 + r.lowerBound, count: r.count)) }
         }
 
@@ -115,12 +115,12 @@ public struct Request: @unchecked Sendable {
         var query: QueryItems {
             if let fields { return fields.query }
             guard let r = header.queryRange else { return QueryItems() }
-            return withBytes(r) { QueryItems(parsing: $0) }
+            return bytes(in: r) { QueryItems(parsing: $0) }
         }
         var fragment: String? {
             if let fields { return fields.fragment }
             guard let r = header.fragmentRange else { return nil }
-            return withBytes(r) { percentDecoded($0) }
+            return bytes(in: r) { percentDecoded($0) }
         }
         var parameters: [(name: String, value: String)] {
             if let fields { return fields.parameters }

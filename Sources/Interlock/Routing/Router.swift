@@ -32,6 +32,8 @@ public final class Router: @unchecked Sendable {
         var routes: [Route] = []
         var routesByName: [String: Route] = [:]
         var compiled: CompiledTable? = nil
+        /// How many spare matchers, and spare resolve runs, a router keeps.
+        static let spareLimit = 16
         /// Matchers for `match(_:method:)`, handed to one caller at a time.
         var pool: [PooledMatcher] = []
         /// Spare resolve runs, all of the current global pipeline (see `beginResolve`).
@@ -111,7 +113,7 @@ public final class Router: @unchecked Sendable {
     }
 
     func returnMatcher(_ m: PooledMatcher) {
-        state.withLock { s in if s.pool.count < 16 { s.pool.append(m) } }
+        state.withLock { s in if s.pool.count < State.spareLimit { s.pool.append(m) } }
     }
 
     /// Every route, in the order added.

@@ -380,6 +380,7 @@ public final class Matcher {
         case .unit(let u):
             return try run(u, at: p)
         case .simple(let u):
+            u.prefetch()
             return try walk(u, at: literalMatched ? segmentEnd : p)
         case .dispatch(let d):
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in

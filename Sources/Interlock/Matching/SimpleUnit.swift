@@ -4,6 +4,8 @@
 // ends here), then the literal child, then the parameter child, backtracking to the next choice when
 // a deeper one fails. It needs no JIT code, which is most of a compiled unit's memory.
 
+import CPCRE2
+
 /// A compiled simple subtree: flat arrays, read through raw pointers on the lookup path.
 final class SimpleUnit: @unchecked Sendable {
     struct Node {
@@ -29,6 +31,7 @@ final class SimpleUnit: @unchecked Sendable {
     /// alone (see `WalkTable`), never touching this object.
     struct Header {
         var nodes: Int32, slots: Int32, edges: Int32, keys: Int32, records: Int32
+        var size: Int32
         var caseInsensitive: Bool
     }
 
@@ -144,7 +147,7 @@ final class SimpleUnit: @unchecked Sendable {
         let records = next(LeafRecord.self, 5)
         LeafRecord.initialize(records, leafList)
         header.initialize(to: Header(nodes: offsets[1], slots: offsets[2], edges: offsets[3], keys: offsets[4],
-                                     records: offsets[5], caseInsensitive: caseInsensitive))
+                                     records: offsets[5], size: Int32(clamping: total), caseInsensitive: caseInsensitive))
     }
 
     /// A literal's slot: from its length and its first and last bytes, with the 0x20 bit set (so
@@ -172,4 +175,18 @@ struct WalkTable {
     var keyBytes: UnsafePointer<UInt8> { array(header.keys, UInt8.self) }
     var records: UnsafePointer<LeafRecord> { array(header.records, LeafRecord.self) }
     var caseInsensitive: Bool { header.caseInsensitive }
+
+    /// Asks for every cache line of a small block at once. A walk entered from a dispatch node's
+    /// hash slot (a table too large for one unit) finds its block cold, and would otherwise wait
+    /// for its lines one after another (header, node, edge, key, node, ..., record), each a miss
+    /// that the address of the next depends on. (A large block, a whole table's, is left alone.)
+    @inline(__always) func prefetch() {
+        let size = Int(header.size)
+        guard size <= 2048 else { return }
+        var offset = 64
+        while offset < size {
+            interlock_prefetch(base + offset)
+            offset += 64
+        }
+    }
 }

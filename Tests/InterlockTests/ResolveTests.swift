@@ -89,6 +89,25 @@ struct ResolveTests {
         #expect(caught { () throws(InterlockError) in try r.resolve("/a", method: "BAD METHOD") }?.code == .invalidArgument)
     }
 
+    /// A resolve's method is checked as a lookup's is, whatever its length, and each resolve on a
+    /// router (which reuses its runs) reads its own.
+    @Test func methodsAreCheckedAndNeverCarriedOver() throws {
+        let r = Router()
+        try r.addRoute("GET /a") { _, response in response.status = 200 }
+        let bad = caught { () throws(InterlockError) in try r.resolve("/a", method: "GE T") }
+        #expect(bad?.code == .invalidArgument && bad?.offset == 2)
+        #expect(caught { () throws(InterlockError) in try r.resolve("/a", method: "") }?.message == "method is empty")
+        let long = String(repeating: "X", count: maximumMethodLength + 1)
+        #expect(caught { () throws(InterlockError) in try r.resolve("/a", method: long) }?.message
+                == "method is longer than \(maximumMethodLength) bytes")
+        let longest = String(repeating: "X", count: maximumMethodLength)
+        #expect(try r.resolve("/a", method: longest).status == .methodNotAllowed(allowed: ["GET"]))
+        #expect(try r.resolve("/a", method: "GET").status == .ok)
+        #expect(try r.resolve("/a", method: "POST").status == .methodNotAllowed(allowed: ["GET"]))
+        #expect(try r.resolve("/a").status == .ok)
+        #expect(try r.resolve("/a", method: "GET").request.method == "GET")
+    }
+
     @Test func destinationsMayResolveAndAddRoutes() throws {
         let r = Router()
         try r.addRoute("/outer") { _, response in

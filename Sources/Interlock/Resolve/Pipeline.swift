@@ -36,6 +36,11 @@ final class PipelineRun: @unchecked Sendable {
     /// chain reads nothing from the router once the resolve ended.
     unowned(unsafe) let router: Router
     private(set) var method: String?
+    /// The method's bytes, copied there once a resolve so that each pass's lookup reads them
+    /// without a closure (a closure over the matcher and router counted a reference to each);
+    /// -1 for no method, or one longer than any method may be.
+    private let methodBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: maximumMethodLength)
+    private var methodLength = -1
     let global: GlobalPipeline
     let pooled: PooledMatcher
     /// The trace, written in place and moved into the resolution at the end: a value, not a box,
@@ -57,9 +62,19 @@ final class PipelineRun: @unchecked Sendable {
         self.pooled = pooled
     }
 
+    deinit { methodBytes.deallocate() }
+
     /// Starts a resolve with `method`.
     func begin(method: String?) {
         self.method = method
+        methodLength = -1
+        if var method {
+            method.withUTF8 { u in
+                guard u.count <= maximumMethodLength else { return }
+                if let b = u.baseAddress { methodBytes.update(from: b, count: u.count) }
+                methodLength = u.count
+            }
+        }
         log.use(global: global.names)
     }
 
@@ -68,7 +83,9 @@ final class PipelineRun: @unchecked Sendable {
     func create(_ bytes: UnsafeRawBufferPointer, on router: Router) throws(InterlockError) -> Created {
         let matcher = pooled.matcher
         let outcome: MatchOutcome
-        if let method {
+        if methodLength >= 0 {
+            outcome = try matcher.match(router, method: UnsafeRawBufferPointer(start: methodBytes, count: methodLength), uri: bytes)
+        } else if let method {      // longer than any method: the matcher refuses it
             outcome = try withBytes(method) { (m) throws(InterlockError) in try matcher.match(router, method: m, uri: bytes) }
         } else {
             outcome = try matcher.match(router, method: nil, uri: bytes)

@@ -161,6 +161,11 @@ final class RequestHandle {
             if let borrowed { yield &borrowed.pointee } else { yield &owned }
         }
     }
+    /// Calls `body` with the request; a borrowed one is not copied (see `Request.withBorrowed`).
+    func withRequest<R>(_ body: (Request) throws -> R) rethrows -> R {
+        if let borrowed { return try Request.withBorrowed(borrowed, body) }
+        return try body(owned)
+    }
     var errorMessage: String? = nil { didSet { used = true } }
     /// Whether a callback asked for anything (strings, caches, an error): only then does reuse
     /// have something to reset.

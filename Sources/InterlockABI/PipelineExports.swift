@@ -104,7 +104,7 @@ public func ilk_filter_chain_next(_ chain: OpaquePointer?, _ request: OpaquePoin
 private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
     guard let chain = ch.chain else { return invalid("chain is not in use (it is valid only during the filter's call)") }
     do {
-        let d = try chain.pointee.next(req.request)
+        let d = try req.withRequest { try FilterChain.next(through: chain, $0) }
         let rc: Int32 = switch d.outcome {
         case .completed: ILK_OK
         case .notFound: ILK_NOT_FOUND

@@ -82,4 +82,13 @@ public struct FilterChain: @unchecked Sendable {
     public func next(_ request: Request) throws -> Downstream {
         try run.next(after: index, attempt: attempt, request)
     }
+
+    /// `next` on a chain read through a pointer (the C interface's, lent for a filter's call):
+    /// the chain is not copied, so no reference to its run is counted.
+    package static func next(through chain: UnsafePointer<FilterChain>, _ request: Request) throws -> Downstream {
+        let index = chain.pointee.index, attempt = chain.pointee.attempt
+        return try Unmanaged.passUnretained(chain.pointee.run)._withUnsafeGuaranteedRef { run in
+            try run.next(after: index, attempt: attempt, request)
+        }
+    }
 }

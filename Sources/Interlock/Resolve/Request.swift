@@ -173,6 +173,15 @@ public struct Request: @unchecked Sendable {
                                       method: method, route: nil, metadata: [:], origin: nil, assignedState: nil)) { _ in }
     }
 
+    /// Calls `body` with the request at `p`, not copied (no reference counted on its storage):
+    /// for the C interface, whose handles read the pipeline's request through a pointer lent for
+    /// a callback's call.
+    package static func withBorrowed<R>(_ p: UnsafePointer<Request>, _ body: (Request) throws -> R) rethrows -> R {
+        try Unmanaged.passUnretained(p.pointee.storage)._withUnsafeGuaranteedRef { try body(Request(storage: $0)) }
+    }
+
+    private init(storage: Storage) { self.storage = storage }
+
     /// The storage, copied first if another request shares it.
     private var unique: Storage {
         mutating get {

@@ -65,6 +65,30 @@ struct PipelineTests {
         #expect(res.response.headers.map(\.name) == ["X-Filtered"])
     }
 
+    /// A filter that changes the request's route sends it to that route's guard, destination and
+    /// scoped interceptors; one that clears it, to the default destination.
+    @Test func aRouteAFilterSetsIsTheOneThatRuns() throws {
+        let r = Router()
+        try r.addRoute("/a") { _, response in response.body = Array("a".utf8) }
+        let b = try r.addRoute("/b", name: "b", guard: { _ in true }) { _, response in response.body = Array("b".utf8) }
+        try r.addResponseInterceptor(ResponseInterceptor(name: "b-scope") { response, _ in
+            response.addHeader("X-Scope", "b")
+            return .proceed
+        }, route: b)
+        let routeB = try #require(r.route(b))
+        r.addFilter(Filter(name: "swap") { req, chain in
+            var next = req
+            if req.path == "/a" { next.route = routeB } else if req.path == "/b" { next.route = nil }
+            return .proceed(try chain.next(next))
+        })
+        r.defaultDestination = { _, response in response.body = Array("default".utf8) }
+        let swapped = try r.resolve("/a")
+        #expect(swapped.response.body == Array("b".utf8) && swapped.response.headers.map(\.value) == ["b"])
+        #expect(swapped.trace.map(\.description).suffix(3) == ["guard b: allow", "destination b: ran", "response-interceptor b-scope: continue"])
+        let cleared = try r.resolve("/b")
+        #expect(cleared.response.body == Array("default".utf8) && cleared.response.headers.isEmpty)
+    }
+
     @Test func stopEndsWithoutTheDestination() throws {
         let log = Log()
         let r = Router()

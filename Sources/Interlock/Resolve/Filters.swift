@@ -47,19 +47,27 @@ public protocol RequestFiltering: Sendable {
 
 /// A filter: a named closure or object.
 public struct Filter: Sendable {
-    let name: String
-    let run: @Sendable (Request, FilterChain) throws -> FilterResult
+    /// The name and closure, in one immutable object: the pipeline borrows it for a call
+    /// without counting a reference to the closure's context (as an interceptor's `Leaf`).
+    final class Leaf: Sendable {
+        let name: String
+        let run: @Sendable (Request, FilterChain) throws -> FilterResult
+        init(name: String, run: @escaping @Sendable (Request, FilterChain) throws -> FilterResult) {
+            self.name = name
+            self.run = run
+        }
+    }
+    let leaf: Leaf
+    var name: String { leaf.name }
 
     /// A filter from a closure; `name` appears in the trace.
     public init(name: String, _ run: @escaping @Sendable (Request, FilterChain) throws -> FilterResult) {
-        self.name = name
-        self.run = run
+        leaf = Leaf(name: name, run: run)
     }
 
     /// A filter from an object.
     public init(name: String? = nil, _ object: some RequestFiltering) {
-        self.name = name ?? String(describing: type(of: object))
-        self.run = { try object.filter($0, chain: $1) }
+        self.init(name: name ?? String(describing: type(of: object))) { try object.filter($0, chain: $1) }
     }
 }
 

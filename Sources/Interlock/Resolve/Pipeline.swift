@@ -42,6 +42,9 @@ final class PipelineRun: @unchecked Sendable {
     private let methodBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: maximumMethodLength)
     private var methodLength = -1
     let global: GlobalPipeline
+    /// `global`, which the stages that call out borrow without counting a reference (reading
+    /// the field around a call counts one: the compiler cannot tell the callback leaves it).
+    private let globalRef: Unmanaged<GlobalPipeline>
     let pooled: PooledMatcher
     /// The trace, written in place and moved into the resolution at the end: a value, not a box,
     /// so that the resolution keeps the records without keeping the run (and, through it, the
@@ -52,6 +55,9 @@ final class PipelineRun: @unchecked Sendable {
     /// which filters of that attempt called `next`: what a filter's chain reads, so a chain is
     /// a reference and two numbers.
     private var pass: Created? = nil
+    /// The pass's route id and parts, which the terminal stages read without copying the pass.
+    private var passRouteID: RouteID = 0
+    private var passParts: Unmanaged<RouteParts> = .passUnretained(.empty)
     private var attempt = 0
     private var calledNext: UInt64 = 0
     private var calledNextBeyond64: Set<Int>? = nil
@@ -59,6 +65,7 @@ final class PipelineRun: @unchecked Sendable {
     init(router: Router, global: GlobalPipeline, pooled: PooledMatcher) {
         self.router = router
         self.global = global
+        globalRef = .passUnretained(global)
         self.pooled = pooled
     }
 
@@ -134,6 +141,8 @@ final class PipelineRun: @unchecked Sendable {
         var redirects: [String] = []
         swap(&redirects, &self.redirects)
         pass = nil                      // a chain kept by a filter can no longer run
+        passRouteID = 0
+        passParts = .passUnretained(.empty)
         attempt += 1
         var trace = TraceLog()
         swap(&trace, &log)              // moved out, not copied
@@ -154,6 +163,8 @@ final class PipelineRun: @unchecked Sendable {
     private func attempts(_ created: consuming Created) -> (PassStatus, Request, Response) {
         var retries = 0
         let parts = created.parts
+        passRouteID = created.routeID
+        passParts = .passUnretained(parts)
         pass = consume created      // what the filters' chains and the terminal stages read
         while true {
             attempt += 1
@@ -162,7 +173,7 @@ final class PipelineRun: @unchecked Sendable {
             var request = pass!.request     // every attempt starts from the original request
             // The route's scope first, then the global interceptors.
             if let ended = intercept(&request, parts.requestLeaves, named: parts.names)
-                ?? intercept(&request, global.requestLeaves, named: nil) {
+                ?? globalRef._withUnsafeGuaranteedRef({ intercept(&request, $0.requestLeaves, named: nil) }) {
                 return (.done(ended), request, Response())
             }
             let downstream: Downstream
@@ -198,7 +209,7 @@ final class PipelineRun: @unchecked Sendable {
         for i in leaves.indices {   // by index: `enumerated()` counted a reference to each leaf
             let subject = TraceLog.Subject.requestLeaf(scope: Int32(scope), Int32(i))
             do {
-                switch try leaves[i].run(&request) {
+                switch try Unmanaged.passUnretained(leaves[i])._withUnsafeGuaranteedRef({ try $0.run(&request) }) {
                 case .proceed:
                     log.ran(.requestInterceptor, subject, .proceed)
                 case .abort(let reason):
@@ -218,7 +229,9 @@ final class PipelineRun: @unchecked Sendable {
         guard index < global.filters.count else { return try terminal(request) }
         let result: FilterResult
         do {
-            result = try run(global.filters[index].run, index, request)
+            result = try globalRef._withUnsafeGuaranteedRef { global in
+                try Unmanaged.passUnretained(global.filters[index].leaf)._withUnsafeGuaranteedRef { try run($0.run, index, request) }
+            }
         } catch {
             log.ran(.filter, .filter(index), "error: \(message(error))")
             throw error
@@ -269,9 +282,19 @@ final class PipelineRun: @unchecked Sendable {
     /// Stages 4 to 6: guard, destination, response interceptors. Reached only from a filter of
     /// the running attempt (or the attempt itself), so `pass` is set.
     private func terminal(_ request: Request) throws -> Downstream {
-        let route = request.route
-        // A filter may have changed the request's route: then what runs around it is looked up again.
-        let parts = route.map { $0.id == pass!.routeID ? pass!.parts : router.parts(of: $0.id) } ?? .empty
+        // The route and the pass's parts are borrowed, not copied: the request holds the one and
+        // the pass the other until the stages end. A filter may have changed the request's
+        // route: then what runs around it is looked up again.
+        try request.withRoute { route in
+            let id = route?.id ?? 0
+            if id == passRouteID {
+                return try passParts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
+            }
+            return try terminal(request, route, id == 0 ? .empty : router.parts(of: id))
+        }
+    }
+
+    private func terminal(_ request: Request, _ route: Route?, _ parts: RouteParts) throws -> Downstream {
         let named = log.subject(route: route)   // the guard's and destination's entries
         var response = Response()
         if route != nil {
@@ -297,7 +320,7 @@ final class PipelineRun: @unchecked Sendable {
         }
         // The global response interceptors first, then the route's scope.
         var retry = false
-        if let aborted = try intercept(&response, request, global.responseLeaves, named: nil, retry: &retry)
+        if let aborted = try globalRef._withUnsafeGuaranteedRef({ try intercept(&response, request, $0.responseLeaves, named: nil, retry: &retry) })
             ?? intercept(&response, request, parts.responseLeaves, named: parts.names, retry: &retry) {
             return Downstream(outcome: .aborted(aborted), response: Response())
         }
@@ -305,10 +328,11 @@ final class PipelineRun: @unchecked Sendable {
     }
 
     /// Stage 5: runs `destination`, if there is one, on `response`. (Passed as an argument, the
-    /// closure is borrowed from what holds it rather than copied.)
+    /// closure is borrowed from what holds it rather than copied; so it is called through the
+    /// optional, since binding it to a name would copy it.)
     private func run(_ destination: Destination?, _ request: Request, _ response: inout Response, _ named: TraceLog.Subject) throws {
-        guard let destination else { return }
-        do { try destination(request, &response) } catch {
+        if destination == nil { return }
+        do { try destination?(request, &response) } catch {
             log.ran(.destination, named, "error: \(message(error))")
             throw error
         }
@@ -323,7 +347,7 @@ final class PipelineRun: @unchecked Sendable {
         for i in leaves.indices {   // by index: `enumerated()` counted a reference to each leaf
             let subject = TraceLog.Subject.responseLeaf(scope: Int32(scope), Int32(i))
             let decision: ResponseDecision
-            do { decision = try leaves[i].run(&response, request) } catch {
+            do { decision = try Unmanaged.passUnretained(leaves[i])._withUnsafeGuaranteedRef { try $0.run(&response, request) } } catch {
                 log.ran(.responseInterceptor, subject, "error: \(message(error))")
                 throw error
             }

@@ -182,6 +182,13 @@ public struct Request: @unchecked Sendable {
 
     private init(storage: Storage) { self.storage = storage }
 
+    /// Calls `body` with the route that matched (nil for none), borrowed from the storage: no
+    /// reference counted on it.
+    func withRoute<R>(_ body: (Route?) throws -> R) rethrows -> R {
+        guard storage.header.route != nil else { return try body(nil) }
+        return try Unmanaged.passUnretained(storage.header.route.unsafelyUnwrapped)._withUnsafeGuaranteedRef { try body($0) }
+    }
+
     /// The storage, copied first if another request shares it.
     private var unique: Storage {
         mutating get {

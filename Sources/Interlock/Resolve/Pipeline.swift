@@ -162,9 +162,8 @@ final class PipelineRun: @unchecked Sendable {
 
     private func attempts(_ created: consuming Created) -> (PassStatus, Request, Response) {
         var retries = 0
-        let parts = created.parts
         passRouteID = created.routeID
-        passParts = .passUnretained(parts)
+        passParts = .passUnretained(created.parts)
         pass = consume created      // what the filters' chains and the terminal stages read
         while true {
             attempt += 1
@@ -172,7 +171,7 @@ final class PipelineRun: @unchecked Sendable {
             if calledNextBeyond64 != nil { calledNextBeyond64 = nil }
             var request = pass!.request     // every attempt starts from the original request
             // The route's scope first, then the global interceptors.
-            if let ended = intercept(&request, parts.requestLeaves, named: parts.names)
+            if let ended = passParts._withUnsafeGuaranteedRef({ intercept(&request, $0.requestLeaves, named: $0.names) })
                 ?? globalRef._withUnsafeGuaranteedRef({ intercept(&request, $0.requestLeaves, named: nil) }) {
                 return (.done(ended), request, Response())
             }

@@ -105,6 +105,8 @@ struct TraceLog: @unchecked Sendable {
     private var global: StageNames? = nil
     private var firstScope: StageNames? = nil
     private(set) var firstMatch: Request? = nil
+    /// The route `firstMatch` holds, by identity (compared without counting a reference to it).
+    private var firstRoute: ObjectIdentifier? = nil
     private var spill: Spill? = nil
 
     private var more: Spill {
@@ -142,6 +144,7 @@ struct TraceLog: @unchecked Sendable {
         let index: Int
         if firstMatch == nil {
             firstMatch = request
+            firstRoute = request.withRoute { $0.map(ObjectIdentifier.init) }
             index = 0
         } else {
             more.laterMatches.append(request)
@@ -166,11 +169,14 @@ struct TraceLog: @unchecked Sendable {
 
     /// The subject naming `route` (nil: the default destination), kept alive by the log.
     mutating func subject(route: Route?) -> Subject {
-        guard let route else { return .defaultDestination }
-        if route !== firstMatch?.route && !(spill?.routes.contains { $0 === route } ?? false) {
-            more.routes.append(route)
+        // Not bound to a name, which would count a reference to it.
+        guard let id = route.map(ObjectIdentifier.init), let route = route.map(Unmanaged.passUnretained) else {
+            return .defaultDestination
         }
-        return .route(.passUnretained(route))
+        if id != firstRoute && !(spill?.routes.contains { ObjectIdentifier($0) == id } ?? false) {
+            more.routes.append(route.takeUnretainedValue())
+        }
+        return .route(route)
     }
 
     /// An entry named by a text (a URI, for redirects and retries).

@@ -66,6 +66,11 @@ public final class Matcher {
     /// Steps a simple unit's walk may take in one lookup (as PCRE2's match limit for a regex).
     private var walkSteps = 0
     private var strictSlash = false
+    /// Whether the lookup found a route whose path fits but that it did not take (a walk's
+    /// leaves refused the method, a static entry refused it, or a regex failed, which may be
+    /// for the method): only then can the answer be "method not allowed", so only then is the
+    /// table searched again for the methods that fit.
+    private var pathFitted = false
 
     // The last answer's record: the table this matcher holds (`tableRoot`) keeps it alive, and it
     // is cleared before the matcher lets go of that table.
@@ -204,6 +209,7 @@ public final class Matcher {
         winner = nil
         routeID = 0
         parameterCount = 0
+        pathFitted = false
         if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
         if router.serial != tableSerial || router.generation.load(ordering: .acquiring) != tableGeneration || tableRoot == nil {
             try refresh(router)
@@ -249,7 +255,7 @@ public final class Matcher {
         spanCount = 0
         if !spans.segmentsIndexed { indexSegments() }
         if try matchRoot() { return .matched }
-        guard methodLength > 0 else { return .notFound }
+        guard methodLength > 0, pathFitted else { return .notFound }
 
         // Method not allowed? Match again with no method, letting a callout list every leaf whose
         // path, scheme and host fit.
@@ -304,7 +310,9 @@ public final class Matcher {
     /// about 45 instructions longer.
     @inline(never) private func matchStaticPath(method: Range<Int>, scheme: Range<Int>, host: Range<Int>) -> Bool {
         guard let entry = probed ?? staticProbe.lookup(subject, spans.pathLength) else { return false }
-        return matchStatic(entry, method: method, scheme: scheme, host: host)
+        if matchStatic(entry, method: method, scheme: scheme, host: host) { return true }
+        pathFitted = true
+        return false
     }
 
     @inline(__always) private func matchRoot() throws(InterlockError) -> Bool {
@@ -408,7 +416,7 @@ public final class Matcher {
             ? pcre2_jit_match_8(raw, subject, subjectLength, p, 0, matchData, matchContext)
             : pcre2_match_8(raw, subject, subjectLength, p, 0, matchData, matchContext)
         if rc >= 0 { return true }
-        if rc == PCRE2_ERROR_NOMATCH { return false }
+        if rc == PCRE2_ERROR_NOMATCH { pathFitted = true; return false }
         throw InterlockError(.limit, "matching stopped: " + PCRE2Code.message(rc))
     }
 
@@ -457,6 +465,7 @@ public final class Matcher {
                     record(leaf)
                     return true
                 }
+                if node.pointee.leafCount > 0 { pathFitted = true }
             } else {
                 let segment = p + 1
                 let end = segmentEnd(after: p)

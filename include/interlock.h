@@ -407,6 +407,22 @@ int ilk_match_batch_arrays(const ilk_match_batch *batch, const int32_t **statuse
 /** The parameter text of the batch and its length in bytes; valid until the next batch. */
 const char *ilk_match_batch_text(const ilk_match_batch *batch, size_t *len);
 
+/**
+ * Copies the whole batch into `out`, a buffer of `out_len` bytes the caller owns (8-byte aligned
+ * for the offsets to be read in place), so that a host for which each call and each object costs
+ * (Python's ctypes) gets every answer in one call, and keeps them past the next batch. With
+ * n = ilk_match_batch_count(batch), `out` then holds, one after the other:
+ *   int32_t  statuses[n];       as ilk_match_batch_arrays gives them
+ *   uint32_t route_ids[n];
+ *   size_t   offsets[n + 1];    into the text below (offsets[0] is 0)
+ *   char     text[offsets[n]];  as ilk_match_batch_text gives it
+ * *needed (may be NULL) is set to that size, 16n + 8 + the text's length, in every case but a NULL
+ * batch. Returns ILK_OK; ILK_ELIMIT, having written nothing, if out_len is smaller (call again
+ * with a buffer of *needed bytes: the batch is unchanged); ILK_EINVAL for a NULL batch, or a NULL
+ * out when out_len is large enough.
+ */
+int ilk_match_batch_copy(const ilk_match_batch *batch, void *out, size_t out_len, size_t *needed);
+
 /* ---------------------------------------------------------------------------------------------
  * Interceptors (values: make, compose, add to routers, free)
  * ------------------------------------------------------------------------------------------- */

@@ -118,3 +118,26 @@ public func ilk_match_batch_text(_ b: OpaquePointer?, _ length: UnsafeMutablePoi
     length?.pointee = h.textCount
     return UnsafePointer(h.text)
 }
+
+@_cdecl("ilk_match_batch_copy")
+public func ilk_match_batch_copy(
+    _ b: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ outLength: Int, _ needed: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    needed?.pointee = 0
+    guard let h = handle(b, as: BatchHandle.self) else { return invalid("batch is NULL") }
+    let count = h.statuses.count
+    // Statuses and route ids (4 bytes each), offsets (8 each, count + 1), then the text: the
+    // offsets start 8-aligned, and every part is where the header says.
+    let offsetsStart = 8 * count, textStart = offsetsStart + 8 * (count + 1)
+    let total = textStart + h.textCount
+    needed?.pointee = total
+    guard outLength >= total else {
+        return fail(InterlockError(.limit, "out holds \(outLength) bytes; the batch needs \(total)"))
+    }
+    guard let out else { return invalid("out is NULL") }
+    h.statuses.withUnsafeBytes { out.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    h.routeIDs.withUnsafeBytes { (out + 4 * count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    h.offsets.withUnsafeBytes { (out + offsetsStart).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    if h.textCount > 0 { (out + textStart).copyMemory(from: h.text, byteCount: h.textCount) }
+    return ILK_OK
+}

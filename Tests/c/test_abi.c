@@ -474,6 +474,25 @@ static void test_names_headers_and_batches(void) {
   CHECK_EQ_INT(statuses[3], ILK_OK);
   CHECK(memcmp(text + offsets[3], "id\0caf\xC3\xA9\0", 9) == 0);
   CHECK_EQ_INT(offsets[4], len);
+  {
+    /* The same answers copied into one buffer: statuses, route ids, offsets, then the text. */
+    size_t needed = 0, want = 16 * 4 + 8 + len;
+    union { char bytes[512]; size_t align; } out;
+    memset(out.bytes, 0x5A, sizeof out.bytes);
+    CHECK_EQ_INT(ilk_match_batch_copy(b, out.bytes, want - 1, &needed), ILK_ELIMIT);
+    CHECK_EQ_INT(needed, want);
+    CHECK((unsigned char)out.bytes[0] == 0x5A);                                   /* nothing written */
+    CHECK(strstr(ilk_errmsg(), "needs") != NULL);
+    CHECK_EQ_INT(ilk_match_batch_copy(b, NULL, want, &needed), ILK_EINVAL);
+    CHECK_EQ_INT(ilk_match_batch_copy(NULL, out.bytes, sizeof out.bytes, &needed), ILK_EINVAL);
+    CHECK_EQ_INT(needed, 0);
+    CHECK_EQ_INT(ilk_match_batch_copy(b, out.bytes, sizeof out.bytes, NULL), ILK_OK);
+    CHECK(memcmp(out.bytes, statuses, 4 * 4) == 0);
+    CHECK(memcmp(out.bytes + 16, ids, 4 * 4) == 0);
+    CHECK(memcmp(out.bytes + 32, offsets, 8 * 5) == 0);
+    CHECK(memcmp(out.bytes + 72, text, len) == 0);
+    CHECK((unsigned char)out.bytes[72 + len] == 0x5A);                          /* no more than that */
+  }
   CHECK_EQ_INT(ilk_router_match_many(r, "G T", uris, uris_len, b), ILK_EINVAL);
   CHECK_EQ_INT(ilk_router_match_many(r, NULL, NULL, uris_len, b), ILK_EINVAL);
   CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, uris_len - 1, b), ILK_EINVAL);  /* no final NUL */
@@ -482,6 +501,12 @@ static void test_names_headers_and_batches(void) {
   CHECK_EQ_INT(ilk_match_batch_count(b), 1);
   CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, 0, b), ILK_OK);
   CHECK_EQ_INT(ilk_match_batch_count(b), 0);
+  {
+    size_t needed = 0, zero = 1;
+    CHECK_EQ_INT(ilk_match_batch_copy(b, &zero, sizeof zero, &needed), ILK_OK);   /* offsets[0] alone */
+    CHECK_EQ_INT(needed, 8);
+    CHECK_EQ_INT(zero, 0);
+  }
   CHECK_EQ_INT(ilk_router_match_many(NULL, NULL, uris, uris_len, b), ILK_EINVAL);
   CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, uris_len, NULL), ILK_EINVAL);
   CHECK_EQ_INT(ilk_match_batch_count(NULL), 0);

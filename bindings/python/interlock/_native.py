@@ -102,6 +102,7 @@ for _name, _res, _args in [
     ("ilk_match_batch_count", c_size_t, [c_void_p]),
     ("ilk_match_batch_arrays", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_void_p), POINTER(c_void_p)]),
     ("ilk_match_batch_text", c_void_p, [c_void_p, POINTER(c_size_t)]),
+    ("ilk_match_batch_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
     ("ilk_router_resolve", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, POINTER(c_void_p)]),
     ("ilk_request_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_result_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),

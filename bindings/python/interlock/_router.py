@@ -348,7 +348,7 @@ class MatchList(Sequence[Optional[Match]]):
     __slots__ = ("_router", "_statuses", "_ids", "_offsets", "_text")
 
     def __init__(self, router: "Router", statuses: memoryview, ids: memoryview, offsets: memoryview,
-                 text: bytes) -> None:
+                 text: memoryview) -> None:
         self._router, self._statuses, self._ids, self._offsets, self._text = router, statuses, ids, offsets, text
 
     def __len__(self) -> int:
@@ -368,7 +368,7 @@ class MatchList(Sequence[Optional[Match]]):
         if self._statuses[i] != n.OK:
             return None
         route_id = self._ids[i]
-        parts = self._text[self._offsets[i]:self._offsets[i + 1]].decode().split("\0")
+        parts = str(self._text[self._offsets[i]:self._offsets[i + 1]], "utf-8").split("\0")
         return _new_tuple(Match, self._router._route_info(route_id) + (_pairs(parts),))
 
     def route_ids(self) -> list[int]:
@@ -469,6 +469,8 @@ class _MatchSlot:
         # answer (route id, parameter length) in its return value.
         self.buffer = ctypes.create_string_buffer(_SLOT_BUFFER)
         _check(lib.ilk_match_set_buffer(handle, self.buffer, _SLOT_BUFFER))
+        # Where ilk_match_batch_copy says how many bytes a batch needs (match_many).
+        self.needed = c_size_t()
         self._finalizer = weakref.finalize(self, _free_slot, handle.value, batch.value)
 
 
@@ -671,18 +673,25 @@ class Router:
             raise URIError(f"URI {index}: NUL byte at offset {uris[index].encode().index(0)}", n.EURI,
                            uris[index].encode().index(0))
         _check(lib.ilk_router_match_many(self._h, _b(method), data, len(data), slot.batch))
-        arrays = (c_void_p(), c_void_p(), c_void_p())
-        lib.ilk_match_batch_arrays(slot.batch, *map(byref, arrays))
-        size = c_size_t()
-        pointer = lib.ilk_match_batch_text(slot.batch, byref(size))
-        # Copied out of the batch, which the next call on this thread reuses.
-        statuses = memoryview(ctypes.string_at(arrays[0].value, 4 * count)).cast("i") if count else memoryview(b"").cast("i")
-        ids = memoryview(ctypes.string_at(arrays[1].value, 4 * count)).cast("I") if count else memoryview(b"").cast("I")
-        offsets = memoryview(ctypes.string_at(arrays[2].value, ctypes.sizeof(c_size_t) * (count + 1))).cast("N")
-        blob = ctypes.string_at(pointer, size.value) if size.value else b""
+        # The answers copied out of the batch (which the next call on this thread reuses) into
+        # one buffer of this list's own, in one call: statuses, route ids, offsets, then the text.
+        # Sized for parameter names and values as long as the URIs (most are shorter): a batch
+        # whose text is longer is copied again, into a buffer of the size the library says.
+        size = 16 * count + 8 + 2 * len(data)
+        out = ctypes.create_string_buffer(size)
+        if lib.ilk_match_batch_copy(slot.batch, out, size, byref(slot.needed)) == n.ELIMIT:
+            size = slot.needed.value
+            out = ctypes.create_string_buffer(size)
+            _check(lib.ilk_match_batch_copy(slot.batch, out, size, byref(slot.needed)))
+        view = memoryview(out).cast("B")
+        statuses = view[:4 * count].cast("i")
+        ids = view[4 * count:8 * count].cast("I")
+        text = 16 * count + 8
+        offsets = view[8 * count:text].cast("N")
+        blob = view[text:text + offsets[count]]
         if count and min(statuses) < 0:
             i = next(i for i in range(count) if statuses[i] < 0)
-            message = blob[offsets[i]:offsets[i + 1]].rstrip(b"\0").decode()
+            message = str(blob[offsets[i]:offsets[i + 1]], "utf-8").rstrip("\0")
             raise URIError(f"URI {i}: {message}", statuses[i], None)
         return MatchList(self, statuses, ids, offsets, blob)
 

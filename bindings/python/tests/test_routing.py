@@ -52,6 +52,10 @@ def test_parameters_longer_than_the_match_buffer():
     assert m is not None and m.params == {"path": long}
     assert router.match("/u/x/y").params == {"a": "x", "b": "y"}    # the short path again
     assert router.match_many(["/files/" + long])[0].params == {"path": long}
+    # Parameter text longer than the URIs (a long name): the batch is copied again, at its size.
+    name = "n" * 300
+    router.add_route(f"/p/:{name}")
+    assert [m.params for m in router.match_many(["/p/1", "/p/2"])] == [{name: "1"}, {name: "2"}]
 
 
 def test_precedence_and_normalization():

@@ -55,12 +55,13 @@ final class PipelineRun: @unchecked Sendable {
     /// which filters of that attempt called `next`: what a filter's chain reads, so a chain is
     /// a reference and two numbers.
     private var pass: Created? = nil
-    /// The pass's route id and parts, which the terminal stages read without copying the pass.
-    private var passRouteID: RouteID = 0
-    private var passParts: Unmanaged<RouteParts> = .passUnretained(.empty)
     private var attempt = 0
     private var calledNext: UInt64 = 0
     private var calledNextBeyond64: Set<Int>? = nil
+    /// The pass's route id and parts, which the stages read without copying the pass: `pass`
+    /// holds the parts until `finish`, which sets these back to none.
+    private var passRouteID: RouteID = 0
+    private var passParts: Unmanaged<RouteParts> = .passUnretained(.empty)
 
     init(router: Router, global: GlobalPipeline, pooled: PooledMatcher) {
         self.router = router
@@ -208,6 +209,8 @@ final class PipelineRun: @unchecked Sendable {
         for i in leaves.indices {   // by index: `enumerated()` counted a reference to each leaf
             let subject = TraceLog.Subject.requestLeaf(scope: Int32(scope), Int32(i))
             do {
+                // Borrowed: read plainly, the leaf would be retained around the call. (Through a
+                // generic helper taking it as an argument, too.)
                 switch try Unmanaged.passUnretained(leaves[i])._withUnsafeGuaranteedRef({ try $0.run(&request) }) {
                 case .proceed:
                     log.ran(.requestInterceptor, subject, .proceed)

@@ -135,9 +135,13 @@ public func ilk_match_batch_copy(
         return fail(InterlockError(.limit, "out holds \(outLength) bytes; the batch needs \(total)"))
     }
     guard let out else { return invalid("out is NULL") }
-    h.statuses.withUnsafeBytes { out.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-    h.routeIDs.withUnsafeBytes { (out + 4 * count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-    h.offsets.withUnsafeBytes { (out + offsetsStart).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    // (An empty array may have no buffer at all: only what there is is copied.)
+    func copy<T>(_ array: [T], to offset: Int) {
+        array.withUnsafeBytes { if let p = $0.baseAddress { (out + offset).copyMemory(from: p, byteCount: $0.count) } }
+    }
+    copy(h.statuses, to: 0)
+    copy(h.routeIDs, to: 4 * count)
+    copy(h.offsets, to: offsetsStart)
     if h.textCount > 0 { (out + textStart).copyMemory(from: h.text, byteCount: h.textCount) }
     return ILK_OK
 }

@@ -459,6 +459,12 @@ static void test_names_headers_and_batches(void) {
 
   CHECK_EQ_INT(ilk_match_batch_new(NULL), ILK_EINVAL);
   CHECK_EQ_INT(ilk_match_batch_new(&b), ILK_OK);
+  {
+    size_t needed = 0, zero = 1;                          /* a batch that holds nothing yet */
+    CHECK_EQ_INT(ilk_match_batch_copy(b, &zero, sizeof zero, &needed), ILK_OK);
+    CHECK_EQ_INT(needed, 8);
+    CHECK_EQ_INT(zero, 0);
+  }
   CHECK_EQ_INT(ilk_router_match_many(r, "GET", uris, uris_len, b), ILK_OK);
   CHECK_EQ_INT(ilk_match_batch_count(b), 4);
   CHECK_EQ_INT(ilk_match_batch_arrays(b, &statuses, &ids, &offsets), ILK_OK);

@@ -159,9 +159,7 @@ public final class Matcher {
     public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
         try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
             guard let method else { return 0 }
-            guard !method.isEmpty, method.count <= maximumMethodLength else {
-                throw InterlockError(.invalidArgument, method.isEmpty ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
-            }
+            guard !method.isEmpty, method.count <= maximumMethodLength else { throw Matcher.badMethodLength(method.count) }
             var i = 0
             while i < method.count {
                 try Matcher.copyMethodByte(method[i], to: subject, at: i)
@@ -180,15 +178,18 @@ public final class Matcher {
             while true {
                 let c = method[i]
                 if c == 0 { break }
-                guard i < maximumMethodLength else {
-                    throw InterlockError(.invalidArgument, "method is longer than \(maximumMethodLength) bytes")
-                }
+                guard i < maximumMethodLength else { throw Matcher.badMethodLength(i + 1) }
                 try Matcher.copyMethodByte(c, to: subject, at: i)
                 i += 1
             }
-            guard i > 0 else { throw InterlockError(.invalidArgument, "method is empty") }
+            guard i > 0 else { throw Matcher.badMethodLength(0) }
             return i
         }
+    }
+
+    /// The error for a method of `length` bytes: empty, or longer than any method may be.
+    private static func badMethodLength(_ length: Int) -> InterlockError {
+        InterlockError(.invalidArgument, length == 0 ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
     }
 
     /// Checks one method byte and writes it at `i` in `subject`.

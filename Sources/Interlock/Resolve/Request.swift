@@ -185,6 +185,7 @@ public struct Request: @unchecked Sendable {
     /// Calls `body` with the route that matched (nil for none), borrowed from the storage: no
     /// reference counted on it.
     func withRoute<R>(_ body: (Route?) throws -> R) rethrows -> R {
+        // Checked, then unwrapped: bound with `if let`, the route would be retained.
         guard storage.header.route != nil else { return try body(nil) }
         return try Unmanaged.passUnretained(storage.header.route.unsafelyUnwrapped)._withUnsafeGuaranteedRef { try body($0) }
     }

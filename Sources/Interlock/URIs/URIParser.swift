@@ -20,7 +20,8 @@ struct URISpans {
     var pathLength = 0
     /// Whether the normalized path may hold escapes ("%XX"); false when it is plain bytes.
     var pathHasEscapes = true
-    /// Whether the parse wrote the path's segment ends (see `SegmentEnds`).
+    /// Whether the parse wrote where each of the path's segments ends (the `segmentEnds` it was
+    /// given; the matcher indexes the segments itself otherwise).
     var segmentsIndexed = false
 }
 

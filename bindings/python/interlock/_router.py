@@ -686,9 +686,9 @@ class Router:
         view = memoryview(out).cast("B")
         statuses = view[:4 * count].cast("i")
         ids = view[4 * count:8 * count].cast("I")
-        text = 16 * count + 8
-        offsets = view[8 * count:text].cast("N")
-        blob = view[text:text + offsets[count]]
+        text_start = 16 * count + 8
+        offsets = view[8 * count:text_start].cast("N")
+        blob = view[text_start:text_start + offsets[count]]
         if count and min(statuses) < 0:
             i = next(i for i in range(count) if statuses[i] < 0)
             message = str(blob[offsets[i]:offsets[i + 1]], "utf-8").rstrip("\0")

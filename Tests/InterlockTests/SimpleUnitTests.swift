@@ -86,4 +86,43 @@ struct WalkUnderDispatchTests {
         #expect(m?.parameters.map(\.name) == ["p", "y"])
         #expect(m?.parameters.map(\.value) == ["a", "1"])
     }
+
+    /// A lookup notes where its values lie and copies them out when first read: whatever was
+    /// read or not before, the values are those of the last lookup (walked or captured by a
+    /// regex, with escapes or without), and a miss has none.
+    @Test func valuesAreTheLastLookupsWhetherReadOrNot() throws {
+        let router = Router()
+        let walked = try router.addRoute("/users/:name/posts/:post")
+        let captured = try router.addRoute("/n/:id(\\d+)/:tail(/more/:extra)")
+        let matcher = Matcher()
+        func look(_ uri: String) throws -> MatchOutcome {
+            var uri = uri
+            return try uri.withUTF8 { (u) throws(InterlockError) in try matcher.match(router, method: nil, uri: UnsafeRawBufferPointer(u)) }
+        }
+        func values() -> [String] {
+            (0..<matcher.parameterCount).map { i in
+                let (p, n) = matcher.parameterValue(i)
+                #expect(p[n] == 0)   // NUL-terminated, as the C interface promises
+                return String(decoding: UnsafeRawBufferPointer(start: p, count: n), as: UTF8.self)
+            }
+        }
+        #expect(try look("/users/al%20ice/posts/1") == .matched)            // never read
+        #expect(try look("/users/bob/posts/22") == .matched)
+        #expect(matcher.routeID == walked)
+        #expect(values() == ["bob", "22"])
+        #expect(values() == ["bob", "22"])                                   // read twice
+        #expect(try look("/users/c%C3%A9%2F/posts/3") == .matched)
+        #expect(values() == ["cé/", "3"])
+        #expect(try look("/n/42/t%41il/more/x") == .matched)
+        #expect(matcher.routeID == captured)
+        #expect(values() == ["42", "tAil", "x"])
+        #expect(try look("/n/7/z") == .matched)
+        #expect(matcher.routeID == captured)
+        #expect(values() == ["7", "z"])
+        #expect(try look("/users/dan/posts/4") == .matched)                 // read after a regex's
+        #expect(values() == ["dan", "4"])
+        #expect(try look("/nothing/here") == .notFound)
+        #expect(matcher.parameterCount == 0)
+        #expect(values() == [])
+    }
 }

@@ -37,8 +37,11 @@ public final class Matcher {
     private let spanStart: UnsafeMutablePointer<Int>
     private let spanEnd: UnsafeMutablePointer<Int>
     private var spanCount = 0
+    /// Where each value of the last match is: in the subject until `copyValues` ran, then in
+    /// `decoded` (see `record`).
     private let valueStart: UnsafeMutablePointer<Int>
     private let valueLength: UnsafeMutablePointer<Int>
+    private var valuesCopied = true
     /// A walk's choice points (see `walk`): node, position and span count, one per tree level.
     private let choiceNode: UnsafeMutablePointer<Int>
     private let choiceAt: UnsafeMutablePointer<Int>
@@ -553,25 +556,38 @@ public final class Matcher {
         return v
     }
 
-    /// Copies the winning leaf's parameters out, percent-decoded, into the decode buffer. `groups`:
-    /// the capture groups of those the leaf's regex captured (none for walked units and static paths).
+    /// Notes the winning leaf and where its parameters' values lie in the subject. `groups`: the
+    /// capture groups of those the leaf's regex captured (none for walked units and static paths).
+    /// The values are copied out (and decoded) when first read (`copyValues`), not here: most
+    /// lookups' callers read the route and few or none of its values.
     private func record(_ r: UnsafePointer<LeafRecord>, groups: UnsafePointer<Int32>? = nil) {
         winner = r
         routeID = r.pointee.routeID
         let count = Int(r.pointee.parameterCount)
         let fromSpans = count - Int(r.pointee.groupCount)
         // Walked units and static paths capture nothing: their values are all spans.
-        let ovector = fromSpans < count ? pcre2_get_ovector_pointer_8(matchData) : nil
-        var o = 0
-        for i in 0..<count {
-            var s: Int, e: Int
-            if i < fromSpans {
-                s = spanStart[i]; e = spanEnd[i]
-            } else {
-                let g = Int(groups![i - fromSpans])
-                s = ovector![2 * g]; e = ovector![2 * g + 1]
-                if s == unset { s = 0; e = 0 }
+        for i in 0..<fromSpans {
+            valueStart[i] = spanStart[i]; valueLength[i] = spanEnd[i] - spanStart[i]
+        }
+        if fromSpans < count, let groups {
+            let ovector = pcre2_get_ovector_pointer_8(matchData)!
+            for i in fromSpans..<count {
+                let g = Int(groups[i - fromSpans])
+                let s = ovector[2 * g], e = ovector[2 * g + 1]
+                (valueStart[i], valueLength[i]) = s == unset ? (0, 0) : (s, e - s)
             }
+        }
+        valuesCopied = count == 0
+        parameterCount = count
+    }
+
+    /// Copies the last match's values out of the subject into the decode buffer, percent-decoded
+    /// and each NUL-terminated; `valueStart` and `valueLength` then say where they are there.
+    private func copyValues() {
+        var o = 0
+        for i in 0..<parameterCount {
+            var s = valueStart[i]
+            let e = s + valueLength[i]
             valueStart[i] = o
             if !spans.pathHasEscapes {
                 // No escapes: copied eight bytes at a time (both buffers have room past the end).
@@ -599,7 +615,7 @@ public final class Matcher {
             valueLength[i] = o - valueStart[i]
             decoded[o] = 0; o += 1
         }
-        parameterCount = count
+        valuesCopied = true
     }
 
     fileprivate func calloutHit(_ mark: UnsafePointer<UInt8>?) {
@@ -624,7 +640,8 @@ public final class Matcher {
 
     /// The decoded value of parameter `i`, NUL-terminated, valid until the next lookup.
     public func parameterValue(_ i: Int) -> (UnsafePointer<CChar>, Int) {
-        (UnsafeRawPointer(decoded + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
+        if !valuesCopied { copyValues() }
+        return (UnsafeRawPointer(decoded + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
     }
 
     /// The index of the parameter with this name, if the last match has one.

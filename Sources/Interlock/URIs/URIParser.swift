@@ -46,12 +46,19 @@ nonisolated(unsafe) private let plainPathByte: UnsafePointer<Bool> = {  // writt
     return UnsafePointer(table)
 }()
 
-/// Bytes a path may hold as they are, dots included: the fast path's table.
-nonisolated(unsafe) private let fastPathByte: UnsafePointer<Bool> = {  // written once, then only read
-    let table = UnsafeMutablePointer<Bool>.allocate(capacity: 256)
-    for c in 0..<256 { table[c] = c < 128 && isPathChar(UInt8(c)) }
+/// The fast path's table: per byte, `pathByteInSegment` if a path may hold it as it is (dots
+/// included), plus `pathByteStartsSegment` if a plain segment may start with it (not "."). One
+/// table for both tests: one lazy-initialization check.
+nonisolated(unsafe) private let fastPathByte: UnsafePointer<UInt8> = {  // written once, then only read
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for c in 0..<256 {
+        let inSegment = c < 128 && isPathChar(UInt8(c))
+        table[c] = (inSegment ? pathByteInSegment : 0) | (inSegment && c != 0x2E ? pathByteStartsSegment : 0)
+    }
     return UnsafePointer(table)
 }()
+private let pathByteInSegment: UInt8 = 1
+private let pathByteStartsSegment: UInt8 = 2
 
 enum URIParser {
     /// The output buffer must hold `3 * input.count + 2` bytes (every byte may become an escape;
@@ -254,19 +261,20 @@ enum URIParser {
         var end = 1                 // the end of the last segment
         while true {
             let c = out[q]
-            if !fast[Int(c)] || c == 0x2E {                       // not a plain segment start:
+            if fast[Int(c)] & pathByteStartsSegment == 0 {        // not a plain segment start:
                 if c == 0x3F || c == 0x23 || q == last { break }  // "?", "#" or the end after a slash
                 return nil
             }
             let segment = q
             q += 1
-            while fast[Int(out[q])] { q += 1 }
+            while fast[Int(out[q])] & pathByteInSegment != 0 { q += 1 }
             end = q
             segmentEnds?[segment - 1] = UInt32(truncatingIfNeeded: q)
+            // A "/" (the sentinel is not one) goes on to the next segment: tested first, as most are.
+            if out[q] == slash { q += 1; continue }
             let d = out[q]
             if d == 0x3F || d == 0x23 || q == last { break }
-            if d != slash { return nil }                          // a NUL byte in the URI among others
-            q += 1
+            return nil                                            // a NUL byte in the URI among others
         }
         // The path is out[0..<end], or "" for the root.
         var o = end > 1 ? end : 0

@@ -644,6 +644,17 @@ public final class Matcher {
         return (UnsafeRawPointer(decoded + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
     }
 
+    /// The bytes of parameter `i`'s decoded value, not NUL-terminated, valid until the next
+    /// lookup: read in place from the subject when the path had no escapes (no copy), else
+    /// from the decode buffer. For callers that copy the values anyway (a resolve's request).
+    func parameterValueBytes(_ i: Int) -> UnsafeRawBufferPointer {
+        if !valuesCopied && !spans.pathHasEscapes {
+            return UnsafeRawBufferPointer(start: subject + valueStart[i], count: valueLength[i])
+        }
+        let (p, n) = parameterValue(i)
+        return UnsafeRawBufferPointer(start: p, count: n)
+    }
+
     /// The index of the parameter with this name, if the last match has one.
     public func parameterIndex(_ name: UnsafeRawBufferPointer) -> Int? {
         guard let names else { return nil }

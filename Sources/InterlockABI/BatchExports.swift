@@ -75,7 +75,8 @@ public func ilk_router_match_many(
                 b.routeIDs.append(b.matcher.routeID)
                 for k in 0..<b.matcher.parameterCount {
                     let (name, nameLength) = b.matcher.parameterName(k)
-                    let (value, valueLength) = b.matcher.parameterValue(k)
+                    // Read in place when the path had no escapes: one copy, into the text.
+                    let (value, valueLength) = b.matcher.parameterValueBytes(k)
                     append(name, nameLength)
                     append(value, valueLength)
                 }

@@ -89,13 +89,13 @@ final class MatchHandle {
     func pack() -> Int {
         var need = 0
         for k in 0..<matcher.parameterCount {
-            need += matcher.parameterName(k).1 + matcher.parameterValue(k).1 + 2
+            need += matcher.parameterName(k).1 + matcher.parameterValueBytes(k).1 + 2
         }
         guard let buffer, need <= bufferCapacity else { return need }
         var o = 0
         for k in 0..<matcher.parameterCount {
             let (name, nameLength) = matcher.parameterName(k)
-            let (value, valueLength) = matcher.parameterValue(k)
+            let (value, valueLength) = matcher.parameterValueBytes(k)
             (buffer + o).update(from: name, count: nameLength); o += nameLength
             buffer[o] = 0; o += 1
             (buffer + o).update(from: value, count: valueLength); o += valueLength

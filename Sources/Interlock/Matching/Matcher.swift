@@ -644,15 +644,14 @@ public final class Matcher {
         return (UnsafeRawPointer(decoded + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
     }
 
-    /// The bytes of parameter `i`'s decoded value, not NUL-terminated, valid until the next
-    /// lookup: read in place from the subject when the path had no escapes (no copy), else
-    /// from the decode buffer. For callers that copy the values anyway (a resolve's request).
-    func parameterValueBytes(_ i: Int) -> UnsafeRawBufferPointer {
+    /// Parameter `i`'s decoded value, not NUL-terminated, valid until the next lookup: read in
+    /// place from the subject when the path had no escapes (no copy), else from the decode
+    /// buffer. For callers that copy the values anyway (a resolve's request, a batch).
+    package func parameterValueBytes(_ i: Int) -> (UnsafePointer<CChar>, Int) {
         if !valuesCopied && !spans.pathHasEscapes {
-            return UnsafeRawBufferPointer(start: subject + valueStart[i], count: valueLength[i])
+            return (UnsafeRawPointer(subject + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
         }
-        let (p, n) = parameterValue(i)
-        return UnsafeRawBufferPointer(start: p, count: n)
+        return parameterValue(i)
     }
 
     /// The index of the parameter with this name, if the last match has one.

@@ -18,7 +18,7 @@ extension Matcher {
         let pathLength = spans.pathLength
         let count = matched ? parameterCount : 0
         var total = bytes.count + pathLength
-        for i in 0..<count { total += parameterValueBytes(i).count + 1 }
+        for i in 0..<count { total += parameterValueBytes(i).1 + 1 }
         let values = bytes.count + pathLength
         let uriEnd = bytes.count
         return Request(count: total, path: uriEnd..<(uriEnd + pathLength),
@@ -29,8 +29,8 @@ extension Matcher {
             if pathLength > 0 { (base + bytes.count).initialize(from: pathBytes.baseAddress!, count: pathLength) }
             var o = values
             for i in 0..<count {
-                let v = parameterValueBytes(i), n = v.count
-                if let b = v.baseAddress { UnsafeMutableRawPointer(base + o).copyMemory(from: b, byteCount: n) }
+                let (v, n) = parameterValueBytes(i)
+                UnsafeMutableRawPointer(base + o).copyMemory(from: v, byteCount: n)
                 base[o + n] = 0
                 o += n + 1
             }

@@ -37,11 +37,10 @@ public final class Matcher {
     private let spanStart: UnsafeMutablePointer<Int>
     private let spanEnd: UnsafeMutablePointer<Int>
     private var spanCount = 0
-    /// Where each value of the last match is: in the subject until `copyValues` ran, then in
-    /// `decoded` (see `record`).
+    /// Where the values of the last match are (see `ValuesPlace`).
     private let valueStart: UnsafeMutablePointer<Int>
     private let valueLength: UnsafeMutablePointer<Int>
-    private var valuesCopied = true
+    private var valuesPlace = ValuesPlace.decoded
     /// A walk's choice points (see `walk`): node, position and span count, one per tree level.
     private let choiceNode: UnsafeMutablePointer<Int>
     private let choiceAt: UnsafeMutablePointer<Int>
@@ -565,20 +564,25 @@ public final class Matcher {
         routeID = r.pointee.routeID
         let count = Int(r.pointee.parameterCount)
         let fromSpans = count - Int(r.pointee.groupCount)
-        // Walked units and static paths capture nothing: their values are all spans.
+        parameterCount = count
+        // Walked units and static paths capture nothing: their values are the spans, left where
+        // they are (nothing writes them until the next lookup).
+        guard fromSpans < count, let groups else { valuesPlace = .spans; return }
         for i in 0..<fromSpans {
             valueStart[i] = spanStart[i]; valueLength[i] = spanEnd[i] - spanStart[i]
         }
-        if fromSpans < count, let groups {
-            let ovector = pcre2_get_ovector_pointer_8(matchData)!
-            for i in fromSpans..<count {
-                let g = Int(groups[i - fromSpans])
-                let s = ovector[2 * g], e = ovector[2 * g + 1]
-                (valueStart[i], valueLength[i]) = s == unset ? (0, 0) : (s, e - s)
-            }
+        let ovector = pcre2_get_ovector_pointer_8(matchData)!
+        for i in fromSpans..<count {
+            let g = Int(groups[i - fromSpans])
+            let s = ovector[2 * g], e = ovector[2 * g + 1]
+            (valueStart[i], valueLength[i]) = s == unset ? (0, 0) : (s, e - s)
         }
-        valuesCopied = count == 0
-        parameterCount = count
+        valuesPlace = .subject
+    }
+
+    /// Where value `i` of the last match lies in the subject (start, length), before `copyValues`.
+    @inline(__always) private func subjectSpan(_ i: Int) -> (Int, Int) {
+        valuesPlace == .spans ? (spanStart[i], spanEnd[i] - spanStart[i]) : (valueStart[i], valueLength[i])
     }
 
     /// Copies the last match's values out of the subject into the decode buffer, percent-decoded
@@ -586,8 +590,8 @@ public final class Matcher {
     private func copyValues() {
         var o = 0
         for i in 0..<parameterCount {
-            var s = valueStart[i]
-            let e = s + valueLength[i]
+            var (s, e) = subjectSpan(i)
+            e += s
             valueStart[i] = o
             if !spans.pathHasEscapes {
                 // No escapes: copied eight bytes at a time (both buffers have room past the end).
@@ -615,7 +619,7 @@ public final class Matcher {
             valueLength[i] = o - valueStart[i]
             decoded[o] = 0; o += 1
         }
-        valuesCopied = true
+        valuesPlace = .decoded
     }
 
     fileprivate func calloutHit(_ mark: UnsafePointer<UInt8>?) {
@@ -640,7 +644,7 @@ public final class Matcher {
 
     /// The decoded value of parameter `i`, NUL-terminated, valid until the next lookup.
     public func parameterValue(_ i: Int) -> (UnsafePointer<CChar>, Int) {
-        if !valuesCopied { copyValues() }
+        if valuesPlace != .decoded { copyValues() }
         return (UnsafeRawPointer(decoded + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
     }
 
@@ -648,8 +652,9 @@ public final class Matcher {
     /// place from the subject when the path had no escapes (no copy), else from the decode
     /// buffer. For callers that copy the values anyway (a resolve's request, a batch).
     package func parameterValueBytes(_ i: Int) -> (UnsafePointer<CChar>, Int) {
-        if !valuesCopied && !spans.pathHasEscapes {
-            return (UnsafeRawPointer(subject + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
+        if valuesPlace != .decoded && !spans.pathHasEscapes {
+            let (start, length) = subjectSpan(i)
+            return (UnsafeRawPointer(subject + start).assumingMemoryBound(to: CChar.self), length)
         }
         return parameterValue(i)
     }
@@ -714,4 +719,14 @@ extension Matcher {
 
     /// The parameter names of the last match.
     var parameterNames: [String] { names?.names ?? [] }
+}
+
+/// Where a matcher holds the values of its last match.
+private enum ValuesPlace {
+    /// In the subject, at the walk's spans (`spanStart`, `spanEnd`): a walked unit or static path.
+    case spans
+    /// In the subject, at `valueStart` and `valueLength`: a regex's captures among them.
+    case subject
+    /// Copied out and decoded, at `valueStart` and `valueLength` in the decode buffer.
+    case decoded
 }

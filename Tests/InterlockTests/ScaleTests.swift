@@ -289,4 +289,30 @@ struct LiteralChildrenTests {
         #expect(try r.match("/api/res-1_y/7", method: "GET") == .notFound)
         #expect(r.compiledUnits > 100)   // the children sit under a dispatch node, not in one unit
     }
+
+    /// A dispatch node with few literal children compares the segment with each in turn (no
+    /// hash): keys of every length around the eight bytes compared at once, keys that share
+    /// their first eight bytes, and segments that are a key's prefix or extension, all answer
+    /// as the route table says, on exact-case and case-insensitive routers.
+    @Test(arguments: [RouterOptions(), .caseInsensitive])
+    func fewLiteralChildrenOfALargeNodeAreEachFound(options: RouterOptions) throws {
+        let r = Router(options: options)
+        for k in 0..<3_000 { try r.addRoute("GET /api/v1/r\(k)/:id") }                 // "api", "v1": large nodes
+        let keys = ["abcdefgh1", "abcdefgh2", "abcdefg"]                                // with "v1": four under "api"
+        var ids: [String: RouteID] = [:]
+        for key in keys { ids[key] = try r.addRoute("GET /api/\(key)/:id") }
+        let root = try r.compiledTable().root
+        guard case .dispatch(let top) = root, let api = top.literals.buckets.first?.entries.first?.value,
+              case .dispatch(let apiNode) = api else { Issue.record("\"/api\" is not a dispatch node"); return }
+        #expect(apiNode.literalProbe.few != nil || options.contains(.caseInsensitive))
+        for key in keys {
+            #expect(try r.match("/api/\(key)/7", method: "GET").routeMatch?.routeID == ids[key], "\(key)")
+        }
+        #expect(try r.match("/api/v1/r2999/7", method: "GET").routeMatch?.routeID == 3_000)
+        for miss in ["abcdefgh", "abcdefgh3", "abcdefgh12", "abcdef", "abcdefgx", "x", "v", "v2"] {
+            #expect(try r.match("/api/\(miss)/7", method: "GET") == .notFound, "\(miss)")
+        }
+        #expect(try r.match("/api/ABCDEFGH2/7", method: "GET").routeMatch?.routeID
+                == (options.contains(.caseInsensitive) ? ids["abcdefgh2"] : nil))
+    }
 }

@@ -97,6 +97,9 @@ final class LiteralTable: @unchecked Sendable {
     private let keyBytes: UnsafeMutablePointer<UInt8>
     /// The entries (they own the children), for rebuilding the bucket with one of them changed.
     let entries: [(key: [UInt8], value: CompiledNode)]
+    /// The filled slots in a row, for a bucket of at most `LiteralProbe.fewLimit` entries: they
+    /// are compared in turn, with no hash of the segment (see `LiteralProbe`).
+    let few: UnsafeMutablePointer<Slot>?
     /// The most capture groups of any child.
     let maxCaptures: Int
 
@@ -123,11 +126,20 @@ final class LiteralTable: @unchecked Sendable {
         self.mask = capacity - 1
         self.entries = entries
         self.maxCaptures = most
+        if entries.count <= LiteralProbe.fewLimit {
+            let few = UnsafeMutablePointer<Slot>.allocate(capacity: max(entries.count, 1))
+            var j = 0
+            for i in 0..<capacity where slots[i].hash != 0 { (few + j).initialize(to: slots[i]); j += 1 }
+            self.few = few
+        } else {
+            few = nil
+        }
     }
 
     deinit {
         slots.deallocate()
         keyBytes.deallocate()
+        if let few { few.deinitialize(count: entries.count); few.deallocate() }
     }
 
     /// What the lookup path reads of this bucket, held by value where the bucket is chosen.
@@ -200,17 +212,46 @@ struct LiteralBuckets: @unchecked Sendable {
 
     /// What the lookup path reads: valid while the dispatch node holding these buckets lives.
     var probe: LiteralProbe {
-        LiteralProbe(views: storage.views, count: buckets.count, lower: caseInsensitive)
+        // A node with few literal children (one bucket) and exact case compares them in turn.
+        if buckets.count == 1, !caseInsensitive, let few = buckets[0].few {
+            return LiteralProbe(views: storage.views, count: 1, lower: false, few: few,
+                                fewCount: buckets[0].entries.count, fewKeys: buckets[0].view.keyBytes)
+        }
+        return LiteralProbe(views: storage.views, count: buckets.count, lower: caseInsensitive, few: nil, fewCount: 0,
+                            fewKeys: nil)
     }
 }
 
 /// A dispatch node's literal children as the lookup path reads them (see `StaticProbe`).
+///
+/// A node with at most `fewLimit` of them (such as the "api" and "v1" of "/api/v1/..." over a
+/// large table, each a dispatch node of its own) has them in a row, `few`: the segment is
+/// compared with each by length and first eight bytes, which costs less than hashing it
+/// (callgrind, rest-10k table: two such levels a lookup).
 struct LiteralProbe {
+    static let fewLimit = 4
     let views: UnsafeMutablePointer<LiteralBucketView>
     let count: Int
     let lower: Bool
+    let few: UnsafeMutablePointer<LiteralTable.Slot>?
+    let fewCount: Int
+    let fewKeys: UnsafeMutablePointer<UInt8>?
 
     @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> NodeRef? {
+        if let few, let fewKeys {
+            // The segment's first eight bytes, masked to its length (the subject buffer has room
+            // past any segment), against each key's head; then the rest, if longer.
+            let word = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+            let head = n >= 8 ? word : word & ((1 << UInt64(8 * n)) &- 1)
+            for i in 0..<fewCount {
+                let slot = few + i
+                if Int(slot.pointee.keyLength) == n && slot.pointee.head == head
+                    && (n <= 8 || sameBytes(fewKeys + Int(slot.pointee.keyStart) + 8, p + 8, n - 8)) {
+                    return slot.pointee.ref
+                }
+            }
+            return nil
+        }
         let h = segmentHash(p, n, lower: lower)
         return views[LiteralBuckets.bucket(h, count: count)].lookup(p, n, hash: h, lower: lower)
     }

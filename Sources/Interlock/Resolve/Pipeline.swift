@@ -17,10 +17,19 @@ extension Router {
 
     /// Resolves the URI in `bytes` (UTF-8, not NUL-terminated), as ``resolve(_:method:)``.
     public func resolve(bytes: UnsafeRawBufferPointer, method: String? = nil) throws(InterlockError) -> Resolution {
-        var run = beginResolve(method: method)
-        defer { endResolve(&run) }
-        let first = try run.create(bytes, on: self)
-        return run.run(from: consume first, on: self)
+        // The run is a `let` handed back by `consume`: a `var` (which `endResolve` checks for
+        // being the only reference) counted a reference around each call on it.
+        let run = beginResolve(method: method)
+        let first: PipelineRun.Created
+        do {
+            first = try run.create(bytes, on: self)
+        } catch {
+            endResolve(consume run)
+            throw error
+        }
+        let resolution = run.run(from: consume first, on: self)
+        endResolve(consume run)
+        return resolution
     }
 }
 
@@ -42,6 +51,8 @@ final class PipelineRun: @unchecked Sendable {
     private let methodBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: maximumMethodLength)
     private var methodLength = -1
     let global: GlobalPipeline
+    /// `global`'s identity, compared without counting a reference (see `Router.beginResolve`).
+    let globalID: ObjectIdentifier
     /// `global`, which the stages that call out borrow without counting a reference (reading
     /// the field around a call counts one: the compiler cannot tell the callback leaves it).
     private let globalRef: Unmanaged<GlobalPipeline>
@@ -66,6 +77,7 @@ final class PipelineRun: @unchecked Sendable {
     init(router: Router, global: GlobalPipeline, pooled: PooledMatcher) {
         self.router = router
         self.global = global
+        globalID = ObjectIdentifier(global)
         globalRef = .passUnretained(global)
         self.pooled = pooled
     }

@@ -85,6 +85,12 @@ struct PipelineConfiguration {
     /// Whether `g` is the global part as it stands (no change since it was built).
     func isCurrent(_ g: GlobalPipeline) -> Bool { snapshot === g }
 
+    /// Whether the global pipeline whose identity is `id` is the current one (a run's
+    /// `globalID`: reading its `global` would count a reference).
+    func isCurrent(globalID id: ObjectIdentifier?) -> Bool {
+        snapshot.map { ObjectIdentifier($0) } == id
+    }
+
     /// The global part, built again only after a change.
     mutating func global() -> GlobalPipeline {
         if let snapshot { return snapshot }
@@ -202,38 +208,48 @@ extension Router {
         state.withLock { $0.pendingLink = link }
     }
 
-    /// A run for a resolve with `method`: a spare one of the current global pipeline, or a new
-    /// one (with a matcher from the pool), taken under one lock. Spare runs of an older pipeline
-    /// are let go of, outside the lock (letting go of callbacks may run a C free function).
+    /// A run for a resolve with `method`: a spare one of the current global pipeline, taken
+    /// under one lock, or a new one (`freshRun`).
     func beginResolve(method: String?) -> PipelineRun {
-        enum Found { case spare(PipelineRun), fresh(GlobalPipeline, PooledMatcher?, stale: [PipelineRun]) }
-        let found = state.withLock { s -> Found in
-            // By index: `last` would count a reference to the run it copies.
-            if let i = s.runs.indices.last, s.pipeline.isCurrent(s.runs[i].global) { return .spare(s.runs.removeLast()) }
+        // By index: `last` would count a reference to the run it copies.
+        let spare = state.withLock { s -> PipelineRun? in
+            guard let i = s.runs.indices.last, s.pipeline.isCurrent(globalID: s.runs[i].globalID) else { return nil }
+            return s.runs.removeLast()
+        }
+        // Switched on, not `??`-ed: `??` counted a reference to the spare.
+        switch consume spare {
+        case .some(let run):
+            run.begin(method: method)
+            return run
+        case .none:
+            let run = freshRun()
+            run.begin(method: method)
+            return run
+        }
+    }
+
+    /// A new run (with a matcher from the pool) of the current global pipeline: the first
+    /// resolves, and those after the global pipeline changed, whose spare runs are let go of
+    /// here, outside the lock (letting go of callbacks may run a C free function).
+    @inline(never) private func freshRun() -> PipelineRun {
+        let (global, matcher, stale) = state.withLock { s -> (GlobalPipeline, PooledMatcher?, [PipelineRun]) in
             var stale: [PipelineRun] = []
             swap(&stale, &s.runs)
-            return .fresh(s.pipeline.global(), s.pool.popLast(), stale: stale)
+            return (s.pipeline.global(), s.pool.popLast(), stale)
         }
-        let run: PipelineRun
-        switch consume found {
-        case .spare(let spare):
-            run = spare
-        case .fresh(let global, let matcher, _):   // the stale runs are let go of here
-            run = PipelineRun(router: self, global: global, pooled: matcher ?? PooledMatcher(matcher: Matcher()))
-        }
-        run.begin(method: method)
-        return run
+        _ = consume stale
+        return PipelineRun(router: self, global: global, pooled: matcher ?? PooledMatcher(matcher: Matcher()))
     }
 
     /// Takes back the run of a resolve that ended, to be used again, unless something still
     /// holds it (a filter kept its chain) or the global pipeline changed meanwhile.
-    func endResolve(_ run: inout PipelineRun) {
+    func endResolve(_ run: consuming PipelineRun) {
         guard isKnownUniquelyReferenced(&run) else { return }
-        let spare = run
+        // Moved into the spare runs (no reference counted), or let go of after the lock.
+        var ended: PipelineRun? = consume run
         state.withLock { s in
-            if s.runs.count < State.spareLimit && s.pipeline.isCurrent(spare.global) { s.runs.append(spare) }
+            if s.runs.count < State.spareLimit, s.pipeline.isCurrent(globalID: ended?.globalID) { s.runs.append(ended.take()!) }
         }
-        // A run not kept goes with `run` and `spare`, after the lock.
     }
 
     /// What runs around route `id`.

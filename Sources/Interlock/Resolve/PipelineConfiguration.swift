@@ -82,11 +82,9 @@ struct PipelineConfiguration {
     var routes: [RouteParts] = []
     private var snapshot: GlobalPipeline? = nil
 
-    /// Whether `g` is the global part as it stands (no change since it was built).
-    func isCurrent(_ g: GlobalPipeline) -> Bool { snapshot === g }
-
-    /// Whether the global pipeline whose identity is `id` is the current one (a run's
-    /// `globalID`: reading its `global` would count a reference).
+    /// Whether the global pipeline whose identity is `id` is the global part as it stands (no
+    /// change since it was built): a run's `globalID` (reading its `global` would count a
+    /// reference). The run holds that pipeline, so no other object can have taken its address.
     func isCurrent(globalID id: ObjectIdentifier?) -> Bool {
         snapshot.map { ObjectIdentifier($0) } == id
     }

@@ -208,49 +208,85 @@ class Request:
     """A request as the pipeline sees it. `metadata` and `params` may be changed by interceptors
     and filters; `state` is shared by the whole resolve."""
 
-    def __init__(self, pointer: int, state: dict[str, Any]) -> None:
-        # One library call for the whole request (ilk_request_packed), then plain Python parsing.
+    uri: str
+    method: Optional[str]
+    scheme: Optional[str]
+    host: Optional[str]
+    port: Optional[str]
+    path: str
+    fragment: Optional[str]
+    pattern: Optional[str]
+    route_id: Optional[int]
+    route: Optional[str]
+    params: dict[str, str]
+    query: "QueryDict"
+    metadata: dict[str, str]
+    state: dict[str, Any]
+
+    # What `_read` sets. Until one of them is first read, a request holds the library's packed
+    # text only: most callbacks, and most results, read few of its fields or none, and reading
+    # them all costs more than the library's whole resolve.
+    _FIELDS = frozenset(("uri", "method", "scheme", "host", "port", "path", "fragment", "pattern", "route_id",
+                         "route", "params", "query", "metadata", "state", "_seen"))
+
+    def __init__(self, pointer: int, state: dict[str, Any], router: Optional["Router"] = None) -> None:
+        # One library call for the whole request (ilk_request_packed): the text is copied now,
+        # while the pointer is valid, and read into fields when one is first used.
         data, size = c_void_p(), c_size_t()
         lib.ilk_request_packed(pointer, byref(data), byref(size))
-        parts = ctypes.string_at(data.value, size.value).decode("utf-8", "surrogateescape").split("\0")
         self._pointer = pointer
-        self._read(parts, 0, state)
+        self._packed = (ctypes.string_at(data.value, size.value).decode("utf-8", "surrogateescape").split("\0"),
+                        0, state, router)
 
     @classmethod
-    def _unpacked(cls, parts: list[str], start: int, state: dict[str, Any]) -> "Request":
+    def _unpacked(cls, parts: list[str], start: int, state: dict[str, Any],
+                  router: Optional["Router"] = None) -> "Request":
         """The request written at `parts[start:]` (by ilk_result_packed), not tied to a callback."""
         request = cls.__new__(cls)
         request._pointer = 0
-        request._read(parts, start, state)
+        request._packed = (parts, start, state, router)
         return request
 
-    def _read(self, parts: list[str], i: int, state: dict[str, Any]) -> None:
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an attribute not set: a field not read yet reads them all.
+        if name in Request._FIELDS:
+            packed = self.__dict__.pop("_packed", None)
+            if packed is not None:
+                self._read(*packed)
+                return self.__dict__[name]
+        raise AttributeError(f"'Request' object has no attribute {name!r}")
+
+    def _read(self, parts: list[str], i: int, state: dict[str, Any], router: Optional["Router"]) -> None:
         # Nine fields, each "0" for none or "1" followed by the text; then three counted lists of
-        # pairs (parameters, query, metadata). Written out rather than looped: a resolve reads
-        # this once per callback and once for its result.
+        # pairs (parameters, query, metadata). A field the caller set before reading any is kept.
         f = parts[i:i + 9]
-        self.uri: str = f[0][1:] if f[0] != "0" else ""
-        self.method: Optional[str] = f[1][1:] if f[1] != "0" else None
-        self.scheme: Optional[str] = f[2][1:] if f[2] != "0" else None
-        self.host: Optional[str] = f[3][1:] if f[3] != "0" else None
-        self.port: Optional[str] = f[4][1:] if f[4] != "0" else None
-        self.path: str = (f[5][1:] or "/") if f[5] != "0" else "/"
-        self.fragment: Optional[str] = f[6][1:] if f[6] != "0" else None
-        self.pattern: Optional[str] = f[7][1:] if f[7] != "0" else None
-        self.route_id: Optional[int] = int(f[8][1:]) if f[8] != "0" and f[8] != "1" else None
-        self.route: Optional[str] = None
+        route_id = int(f[8][1:]) if f[8] != "0" and f[8] != "1" else None
         i += 9
         lists = []
         for _ in range(3):
             count = int(parts[i])
             lists.append(list(zip(parts[i + 1:i + 1 + 2 * count:2], parts[i + 2:i + 2 + 2 * count:2])) if count else [])
             i += 1 + 2 * count
-        self.params: dict[str, str] = dict(lists[0])
-        self.query = QueryDict(lists[1])
-        self.metadata: dict[str, str] = dict(lists[2])
-        self.state = state
-        # What `_sync` compares against: the pairs as read (the dicts above are copies of them).
-        self._seen: tuple[Any, Any] = (lists[0], lists[2])
+        fields = {
+            "uri": f[0][1:] if f[0] != "0" else "",
+            "method": f[1][1:] if f[1] != "0" else None,
+            "scheme": f[2][1:] if f[2] != "0" else None,
+            "host": f[3][1:] if f[3] != "0" else None,
+            "port": f[4][1:] if f[4] != "0" else None,
+            "path": (f[5][1:] or "/") if f[5] != "0" else "/",
+            "fragment": f[6][1:] if f[6] != "0" else None,
+            "pattern": f[7][1:] if f[7] != "0" else None,
+            "route_id": route_id,
+            "route": router._route_info(route_id)[1] if router is not None and route_id else None,
+            "params": dict(lists[0]),
+            "query": QueryDict(lists[1]),
+            "metadata": dict(lists[2]),
+            "state": state,
+            # What `_sync` compares against: the pairs as read (the dicts above are copies of them).
+            "_seen": (lists[0], lists[2]),
+        }
+        fields.update(self.__dict__)
+        self.__dict__.update(fields)
 
     def redirect(self, uri: str) -> Any:
         """From a filter: `return request.redirect(uri)` runs the pipeline again for `uri`."""
@@ -262,6 +298,9 @@ class Request:
 
     def _sync(self, pointer: int) -> None:
         """Writes changed parameters and metadata back to the library's request."""
+        d = self.__dict__
+        if "_packed" in d and "params" not in d and "metadata" not in d:
+            return   # neither read nor set: nothing changed
         params, metadata = dict(self._seen[0]), dict(self._seen[1])
         for k, v in self.params.items():
             if params.get(k) != v:
@@ -303,19 +342,48 @@ class Result:
     """What `Router.resolve` produced. The trace is made into `TraceEntry` values when first read
     (most callers never read it, and each entry costs about as much as the rest of the result)."""
 
-    __slots__ = ("status", "response", "route", "route_id", "pattern", "params", "query", "redirects",
-                 "state", "error", "allowed", "_trace", "_trace_parts")
+    __slots__ = ("status", "response", "redirects", "state", "error", "allowed", "_trace", "_trace_parts",
+                 "_route", "_route_id", "_pattern", "_params", "_query", "_request")
 
     def __init__(self, status: Status, response: Response, route: Optional[str], route_id: Optional[int],
                  pattern: Optional[str], params: dict[str, str], query: QueryDict, redirects: list[str],
                  state: dict[str, Any], trace: Optional[list[TraceEntry]], error: Optional[str],
-                 allowed: Optional[list[str]] = None, *, _trace_fields: Optional[list[str]] = None) -> None:
-        self.status, self.response, self.route, self.route_id = status, response, route, route_id
-        self.pattern, self.params, self.query, self.redirects = pattern, params, query, redirects
+                 allowed: Optional[list[str]] = None, *, _trace_fields: Optional[list[str]] = None,
+                 _request: Optional[Request] = None) -> None:
+        self.status, self.response, self.redirects = status, response, redirects
         self.state, self.error, self.allowed = state, error, allowed if allowed is not None else []
+        # From a resolve, the route, its parameters and the query are its request's, read from
+        # the request when first asked for (see `Request`); otherwise as given.
+        self._route, self._route_id, self._pattern, self._params, self._query = route, route_id, pattern, params, query
+        self._request = _request
         # The entries, or (from a resolve) their fields flat as the library wrote them: stage, name,
         # decision, stage, ...
         self._trace, self._trace_parts = trace, _trace_fields
+
+    @property
+    def route(self) -> Optional[str]:
+        """The matched route's name, or None."""
+        return self._route if self._request is None else self._request.route
+
+    @property
+    def route_id(self) -> Optional[int]:
+        """The matched route's id, or None."""
+        return self._route_id if self._request is None else self._request.route_id
+
+    @property
+    def pattern(self) -> Optional[str]:
+        """The matched route's pattern, or None."""
+        return self._pattern if self._request is None else self._request.pattern
+
+    @property
+    def params(self) -> dict[str, str]:
+        """The matched route's parameters, decoded."""
+        return self._params if self._request is None else self._request.params
+
+    @property
+    def query(self) -> "QueryDict":
+        """The query's pairs, decoded."""
+        return self._query if self._request is None else self._request.query
 
     @property
     def trace(self) -> list[TraceEntry]:
@@ -605,10 +673,7 @@ class Router:
         return info
 
     def _request(self, pointer: int, ctx: _Context) -> Request:
-        request = Request(pointer, ctx.state)
-        if request.route_id:
-            request.route = self._route_info(request.route_id)[1]
-        return request
+        return Request(pointer, ctx.state, self)
 
     def __len__(self) -> int:
         return int(lib.ilk_router_route_count(self._h))
@@ -888,15 +953,13 @@ class Router:
         count = int(parts[i])
         allowed = parts[i + 1:i + 1 + count]
         i += 1 + count
-        request = Request._unpacked(parts, i, ctx.state)
-        if request.route_id:
-            request.route = self._route_info(request.route_id)[1]
+        request = Request._unpacked(parts, i, ctx.state, self)
         response = Response._of(status, body, headers)
         response.request = request
         return Result(
-            status=_STATUS_OF.get(rc) or Status(rc), response=response, route=request.route, route_id=request.route_id,
-            pattern=request.pattern, params=request.params, query=request.query, redirects=redirects,
-            state=ctx.state, trace=None, error=error, allowed=allowed, _trace_fields=trace)
+            status=_STATUS_OF.get(rc) or Status(rc), response=response, route=None, route_id=None, pattern=None,
+            params={}, query=QueryDict(), redirects=redirects, state=ctx.state, trace=None, error=error, allowed=allowed,
+            _trace_fields=trace, _request=request)
 
     # -- pending link and URLs
 

@@ -242,3 +242,34 @@ def test_default_and_method_not_allowed():
 
     result = router.resolve("/no/./where")
     assert result.status is Status.OK and result.response.status == 404 and result.response.body == b"/no/where"
+
+
+def test_request_fields_are_read_when_first_used():
+    """A request reads its fields from the library's text when one is first used: a field set
+    before any is read is kept (and reaches the library), the others read as they were; a
+    result's route, parameters and query are its request's."""
+    router = interlock.Router()
+    router.add_route("GET /items/:id", lambda r: f"{r.params['id']} {r.metadata.get('tag')} {r.uri}", name="item")
+
+    def replace_params(request):
+        request.params = {"id": "replaced"}           # set before anything was read
+
+    def tag(request):
+        request.metadata = {"tag": "t1"}              # likewise, on the next interceptor
+        assert request.params == {"id": "replaced"} and request.path == "/items/7" and request.route == "item"
+
+    router.add_request_interceptor(replace_params)
+    router.add_request_interceptor(tag)
+    result = router.resolve("/items/7?q=1", "GET")
+    assert result.response.body == b"replaced t1 /items/7?q=1"
+    assert (result.route, result.route_id, result.pattern) == ("item", 1, "GET /items/:id")
+    assert result.params == {"id": "replaced"} and dict(result.query) == {"q": "1"}
+    assert result.response.request.metadata == {"tag": "t1"} and result.response.request.method == "GET"
+
+    untouched = interlock.Router()
+    untouched.add_route("/a/:x", lambda r: None)
+    untouched.add_request_interceptor(lambda r: None)  # reads nothing, sets nothing
+    result = untouched.resolve("/a/b")
+    assert result.params == {"x": "b"} and result.route is None and result.route_id == 1
+    with pytest.raises(AttributeError):
+        _ = result.response.request.no_such_field

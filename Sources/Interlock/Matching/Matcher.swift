@@ -65,8 +65,6 @@ public final class Matcher {
     private var methodLength = 0
     /// The request's method as a `MethodWord` (`MethodWord.any` for none): what leaves compare.
     private var methodWord = MethodWord.any
-    /// Steps a simple unit's walk may take in one lookup (as PCRE2's match limit for a regex).
-    private var walkSteps = 0
     private var strictSlash = false
     /// Whether the lookup found a route whose path fits but that it did not take (a walk's
     /// leaves refused the method, a static entry refused it, or a regex failed, which may be
@@ -238,7 +236,6 @@ public final class Matcher {
         self.methodStart = methodStart
         self.methodLength = methodLength
         methodWord = MethodWord.at(subject + methodStart, methodLength)
-        walkSteps = 0
         subject[n] = newline; n += 1
         let schemeStart = n, schemeLength: Int, hostStart: Int
         if spans.scheme == nil && spans.host == nil {     // a path: both empty
@@ -267,7 +264,6 @@ public final class Matcher {
         subjectLength -= methodLength
         self.methodLength = 0
         methodWord = MethodWord.any
-        walkSteps = 0
         pcre2_set_callout_8(matchContext, enumerateCallout, Unmanaged.passUnretained(self).toOpaque())
         enumerating = true
         defer {
@@ -323,7 +319,7 @@ public final class Matcher {
         if let u = rootUnit {
             result = Result { () throws(InterlockError) in try run(u, at: 0) }
         } else if let u = rootSimple {
-            result = Result { () throws(InterlockError) in try walk(u, at: 0) }
+            result = .success(walk(u, at: 0))
         } else if let d = rootDispatch {
             d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
         }
@@ -392,7 +388,7 @@ public final class Matcher {
             return try run(u, at: p)
         case .simple(let u):
             u.prefetch()
-            return try walk(u, at: literalMatched ? segmentEnd : p)
+            return walk(u, at: literalMatched ? segmentEnd : p)
         case .dispatch(let d):
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {
@@ -441,20 +437,18 @@ public final class Matcher {
     /// parameter child. A loop rather than recursion: when a node offers both children the walk
     /// takes the literal and notes the node as a choice point; when a deeper step fails it resumes
     /// from the latest choice point with the parameter, which is the order recursion would take.
-    private func walk(_ u: WalkTable, at start: Int) throws(InterlockError) -> Bool {
+    ///
+    /// A walk needs no step limit (a regex has PCRE2's match limit): it enters each node of its
+    /// unit at most once, since a node is entered only from its parent, each of whose two
+    /// children is taken at most once (the choice point is dropped when resumed). Its work is at
+    /// most the unit's size, however the request backtracks.
+    private func walk(_ u: WalkTable, at start: Int) -> Bool {
         let nodes = u.nodes, slots = u.slots, edges = u.edges, keys = u.keyBytes
         let fold = u.caseInsensitive
         let method = methodWord, methodBytes = subject + methodStart, methodLength = self.methodLength
         var n = 0, p = start
         var choices = 0
-        // Steps are counted in a local and added to the lookup's count when the walk ends.
-        var steps = walkSteps
-        defer { walkSteps = steps }
         while true {
-            steps += 1
-            if steps > matchLimit {
-                throw InterlockError(.limit, "matching stopped: the match limit was exceeded")
-            }
             let node = nodes + n
             if subject[p] == newline {
                 let first = Int(node.pointee.firstLeaf)
@@ -708,7 +702,7 @@ private extension Unmanaged {
     static func fromUnretained(_ p: UnsafeMutableRawPointer) -> Unmanaged { fromOpaque(p) }
 }
 
-/// How many steps one lookup may take backtracking (PCRE2's match limit, and a simple unit's walk).
+/// How many steps a regex may take backtracking in one lookup (PCRE2's match limit).
 let matchLimit = 5_000_000
 
 @_silgen_name("memcmp") private func memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Int32

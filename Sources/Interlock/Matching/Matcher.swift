@@ -295,10 +295,23 @@ public final class Matcher {
     /// copied into the subject, its query and fragment are checked, and its entry is kept in
     /// `probed` for `matchStaticPath`. False, having written nothing, for any other URI: it is
     /// parsed, and probed again once normalized. Out of line, as `matchStaticPath`.
+    ///
+    /// The whole URI is probed first: no path the table holds has a "?" or "#", so a URI that is
+    /// one of them is a bare path (most requests are), found without looking for where its path
+    /// ends. Only a URI that is none of them is looked through for a query or fragment.
     @inline(never) private func takeStaticPath(_ uri: UnsafeRawBufferPointer) throws(InterlockError) -> Bool {
         probed = nil
-        guard !staticProbe.fold, let base = uri.baseAddress, let end = URIParser.barePathEnd(uri),
-              let entry = staticProbe.lookup(base.assumingMemoryBound(to: UInt8.self), end) else { return false }
+        guard !staticProbe.fold, let base = uri.baseAddress, uri.count >= 2, uri.count <= maximumURILength,
+              uri[0] == slash else { return false }
+        let path = base.assumingMemoryBound(to: UInt8.self)
+        var end = uri.count
+        var found = staticProbe.lookup(path, end)
+        if found == nil {
+            guard let pathEnd = URIParser.barePathEnd(uri), pathEnd < end else { return false }
+            end = pathEnd
+            found = staticProbe.lookup(path, end)
+        }
+        guard let entry = found else { return false }
         try URIParser.parse(uri, normalizedPathEnd: end, into: subject, spans: &spans)
         probed = entry
         return true

@@ -248,17 +248,22 @@ class Request:
         return request
 
     def __getattr__(self, name: str) -> Any:
-        # Called only for an attribute not set: a field not read yet reads them all.
+        # Called only for an attribute not set: a field not read yet reads them all. The text is
+        # let go of after the fields are set, and reading twice changes nothing (`_read` keeps
+        # what is set), so two threads reading a shared result's request at once both get them.
         if name in Request._FIELDS:
-            packed = self.__dict__.pop("_packed", None)
+            d = self.__dict__
+            packed = d.get("_packed")
             if packed is not None:
                 self._read(*packed)
-                return self.__dict__[name]
+                d.pop("_packed", None)
+            if name in d:
+                return d[name]
         raise AttributeError(f"'Request' object has no attribute {name!r}")
 
     def _read(self, parts: list[str], i: int, state: dict[str, Any], router: Optional["Router"]) -> None:
         # Nine fields, each "0" for none or "1" followed by the text; then three counted lists of
-        # pairs (parameters, query, metadata). A field the caller set before reading any is kept.
+        # pairs (parameters, query, metadata). A field set before it was read is kept.
         f = parts[i:i + 9]
         route_id = int(f[8][1:]) if f[8] != "0" and f[8] != "1" else None
         i += 9
@@ -285,8 +290,11 @@ class Request:
             # What `_sync` compares against: the pairs as read (the dicts above are copies of them).
             "_seen": (lists[0], lists[2]),
         }
-        fields.update(self.__dict__)
-        self.__dict__.update(fields)
+        # Field by field, each kept if set: one step each, so threads reading a shared request
+        # at once all end with the same object for every field.
+        setdefault = self.__dict__.setdefault
+        for key, value in fields.items():
+            setdefault(key, value)
 
     def redirect(self, uri: str) -> Any:
         """From a filter: `return request.redirect(uri)` runs the pipeline again for `uri`."""

@@ -273,3 +273,43 @@ def test_request_fields_are_read_when_first_used():
     assert result.params == {"x": "b"} and result.route is None and result.route_id == 1
     with pytest.raises(AttributeError):
         _ = result.response.request.no_such_field
+
+
+def test_a_shared_results_request_reads_alike_on_many_threads():
+    """Threads reading a result's request for the first time at once all get its fields, and the
+    same objects."""
+    import sys
+    import threading
+    router = interlock.Router()
+    router.add_route("/items/:id")
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)   # threads switch between bytecodes, as a busy program's may
+    try:
+        _read_on_threads(router)
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def _read_on_threads(router):
+    import threading
+    for _ in range(500):
+        result = router.resolve("/items/7?q=1")
+        request = result.response.request
+        seen, errors = [], []
+        start = threading.Barrier(4)
+
+        def read():
+            try:
+                start.wait()
+                seen.append((request.params, request.query, request.uri))
+            except BaseException as error:  # noqa: BLE001 - reported below
+                errors.append(error)
+
+        threads = [threading.Thread(target=read) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        assert all(p is seen[0][0] and q is seen[0][1] and u == "/items/7?q=1" for p, q, u in seen)
+        assert seen[0][0] == {"id": "7"} and result.params is seen[0][0]

@@ -91,6 +91,19 @@ final class LiteralTable: @unchecked Sendable {
         /// `keyBytes` (a cache miss on a large table).
         var head: UInt64 = 0
         var ref: NodeRef? = nil
+
+        /// The first eight bytes of the `n` at `p`, zero-padded as a slot's `head` is (the
+        /// subject buffer has room past any segment for the whole word's read).
+        @inline(__always) static func head(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
+            let word = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+            return n >= 8 ? word : word & ((1 << UInt64(8 * n)) &- 1)
+        }
+
+        /// Whether this slot's key (in `keys`) is the `n` bytes at `p`, whose `head` is given:
+        /// length and first eight bytes at once, then the rest, if longer.
+        @inline(__always) func holds(_ p: UnsafePointer<UInt8>, _ n: Int, head: UInt64, keys: UnsafePointer<UInt8>) -> Bool {
+            Int(keyLength) == n && self.head == head && (n <= 8 || sameBytes(keys + Int(keyStart) + 8, p + 8, n - 8))
+        }
     }
     private let mask: Int
     private let slots: UnsafeMutablePointer<Slot>
@@ -158,16 +171,13 @@ struct LiteralBucketView {
         while true {
             let slot = slots + i
             if slot.pointee.hash == 0 { return nil }
-            if slot.pointee.hash == h && Int(slot.pointee.keyLength) == n {
-                let k = keyBytes + Int(slot.pointee.keyStart)
+            if slot.pointee.hash == h {
                 if lower {
-                    if sameBytesFolded(k, p, n) { return slot.pointee.ref }
-                } else {
-                    // The segment's first eight bytes, masked to its length (the subject buffer has
-                    // room past any segment), against the slot's head; then the rest, if longer.
-                    let word = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
-                    let head = n >= 8 ? word : word & ((1 << UInt64(8 * n)) &- 1)
-                    if head == slot.pointee.head && (n <= 8 || sameBytes(k + 8, p + 8, n - 8)) { return slot.pointee.ref }
+                    if Int(slot.pointee.keyLength) == n && sameBytesFolded(keyBytes + Int(slot.pointee.keyStart), p, n) {
+                        return slot.pointee.ref
+                    }
+                } else if slot.pointee.holds(p, n, head: LiteralTable.Slot.head(p, n), keys: keyBytes) {
+                    return slot.pointee.ref
                 }
             }
             i = (i + 1) & mask
@@ -239,16 +249,9 @@ struct LiteralProbe {
 
     @inline(__always) func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> NodeRef? {
         if let few, let fewKeys {
-            // The segment's first eight bytes, masked to its length (the subject buffer has room
-            // past any segment), against each key's head; then the rest, if longer.
-            let word = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
-            let head = n >= 8 ? word : word & ((1 << UInt64(8 * n)) &- 1)
-            for i in 0..<fewCount {
-                let slot = few + i
-                if Int(slot.pointee.keyLength) == n && slot.pointee.head == head
-                    && (n <= 8 || sameBytes(fewKeys + Int(slot.pointee.keyStart) + 8, p + 8, n - 8)) {
-                    return slot.pointee.ref
-                }
+            let head = LiteralTable.Slot.head(p, n)
+            for i in 0..<fewCount where few[i].holds(p, n, head: head, keys: fewKeys) {
+                return few[i].ref
             }
             return nil
         }

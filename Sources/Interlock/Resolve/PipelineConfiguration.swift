@@ -214,7 +214,8 @@ extension Router {
             guard let i = s.runs.indices.last, s.pipeline.isCurrent(globalID: s.runs[i].globalID) else { return nil }
             return s.runs.removeLast()
         }
-        // Switched on, not `??`-ed: `??` counted a reference to the spare.
+        // Switched on, not `??`-ed, and each branch returns its own run: `??`, or one `run`
+        // assigned in both branches, counted a reference to the spare.
         switch consume spare {
         case .some(let run):
             run.begin(method: method)

@@ -72,11 +72,11 @@ def main() -> int:
     harness = run.build_interlock_c()
     rows = []
     jobs = [(table, "match") for table in args.tables]
-    jobs += [("github", "resolve"), ("github", "bare-resolve")]
+    jobs += [("github", "batch"), ("github", "resolve"), ("github", "bare-resolve")]
     for table, door in jobs:
         routes, requests = tables.write(table, run.BUILD / "tables")
         figures = per_lookup([*harness, str(routes), str(requests), table], door, args.cache)
-        name = {"match": "C ilk_router_match", "resolve": "C ilk_router_resolve (filter + 2 interceptors + destination)",
+        name = {"match": "C ilk_router_match", "batch": "C ilk_router_match_requests (per URI)", "resolve": "C ilk_router_resolve (filter + 2 interceptors + destination)",
                 "bare-resolve": "C ilk_router_resolve (destination only)"}[door]
         rows.append({"table": table, "door": name, **figures})
         misses = f" | {figures['d1_read_misses']}" if args.cache else ""

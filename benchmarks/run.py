@@ -267,7 +267,7 @@ def main() -> int:
             problems.append({"door": "C thread rounds", "failed": f"no ratio from {scaling}"})
         # The untimed mode benchmarks/instructions.py counts under valgrind: one pass of each door.
         routes, requests = tables.write("github", BUILD / "tables")
-        for door in ("match", "resolve", "bare-resolve"):
+        for door in ("match", "batch", "resolve", "bare-resolve"):
             env = dict(os.environ, ILK_BENCH_PASSES="1", ILK_BENCH_DOOR=door)
             try:
                 out = sh([*cmds["interlock-c"], str(routes), str(requests), "github"], env=env).stdout

@@ -385,7 +385,8 @@ void ilk_match_batch_free(ilk_match_batch *batch);
  * other, each followed by a NUL byte ("/a\0/b\0"), `uris_len` bytes in all: one buffer, so that
  * a host pays for one argument, not one per URI. A malformed URI does not stop the batch: its
  * status is ILK_EURI. Returns ILK_OK, or ILK_EINVAL for a NULL argument, `uris` not ending with a
- * NUL byte, or a malformed method. Use one batch per thread at a time.
+ * NUL byte, or a malformed method (the batch is then empty). Use one batch per thread at a time.
+ * ilk_router_match_requests takes a method per URI.
  */
 int ilk_router_match_many(ilk_router *router, const char *method, const char *uris, size_t uris_len,
                           ilk_match_batch *batch);
@@ -422,6 +423,34 @@ const char *ilk_match_batch_text(const ilk_match_batch *batch, size_t *len);
  * out when out_len is large enough.
  */
 int ilk_match_batch_copy(const ilk_match_batch *batch, void *out, size_t out_len, size_t *needed);
+
+/** Where a batch's answers lie, as ilk_router_match_requests reports them. */
+typedef struct ilk_match_batch_view {
+  size_t count;       /**< The number of answers: one per URI. */
+  size_t first_error; /**< The index of the first answer whose status is an error (ILK_EURI), or count. */
+  const void *data;   /**< The batch as ilk_match_batch_copy would write it; valid until the batch's next use. */
+  size_t size;        /**< The bytes at data: 16 * count + 8 + the text's length. */
+} ilk_match_batch_view;
+
+/**
+ * Looks up many requests, each a method and a URI, as ilk_router_match does one by one, and
+ * leaves every answer in `batch` as ilk_router_match_many does. `uris` is as for
+ * ilk_router_match_many. `methods` holds methods the same way, `methods_len` bytes in all, each
+ * followed by a NUL byte: either one, the method of every URI, or exactly one per URI, in the
+ * URIs' order. An empty method ("") accepts any method, as NULL does for ilk_router_match; so do a
+ * NULL `methods` and a `methods_len` of 0.
+ *
+ * For hosts that pay for each call and each out-parameter (Python's ctypes), on ILK_OK *view (if
+ * `view` is not NULL) is set to where the answers lie, in the layout ilk_match_batch_copy documents, so that
+ * one copy of `view->size` bytes takes them all; view->count lets the host check that it counted
+ * the URIs alike, and view->first_error spares it a scan of the statuses.
+ *
+ * Returns ILK_OK; ILK_EINVAL for a NULL router or batch, `uris` or `methods` not ending with a NUL
+ * byte, a count of methods that is neither one nor the count of URIs, or a malformed method (the
+ * message names its index; the batch is then empty). Use one batch per thread at a time.
+ */
+int ilk_router_match_requests(ilk_router *router, const char *methods, size_t methods_len, const char *uris,
+                              size_t uris_len, ilk_match_batch *batch, ilk_match_batch_view *view);
 
 /* ---------------------------------------------------------------------------------------------
  * Interceptors (values: make, compose, add to routers, free)

@@ -2,36 +2,160 @@ import Interlock
 
 // Many lookups in one call: for hosts where each call into the library costs (Python's ctypes).
 
+/// A batch's answers, kept in one buffer laid out as `ilk_match_batch_copy` writes it (statuses,
+/// route ids, offsets, then the text), so that a host can take them all with one copy.
 final class BatchHandle {
     let matcher = Matcher(preallocate: true)
-    var statuses: [Int32] = []
-    var routeIDs: [UInt32] = []
-    var offsets: [Int] = [0]
-    /// The answers' texts, NUL-terminated one after another: a buffer of its own, since appending
-    /// to an array byte ranges of a few bytes each cost more than the lookups.
-    private(set) var text = UnsafeMutablePointer<CChar>.allocate(capacity: 4096)
-    private(set) var textCount = 0
-    private var textCapacity = 4096
+    /// The number of answers: fixed before the lookups, so the arrays have their places.
+    private(set) var count = 0
+    /// The index of the first answer whose status is an error, or `count`.
+    fileprivate(set) var firstError = 0
+    fileprivate(set) var textCount = 0
+    private(set) var image: UnsafeMutableRawPointer
+    private(set) var capacity = 4096
 
-    func clearText() { textCount = 0 }
+    init() { image = .allocate(byteCount: 4096, alignment: 8) }
+    deinit { image.deallocate() }
 
-    /// Appends `n` bytes at `p` and a NUL.
-    func appendText(_ p: UnsafePointer<CChar>, _ n: Int) {
-        if textCount + n + 1 > textCapacity {
-            var capacity = textCapacity * 2
-            while capacity < textCount + n + 1 { capacity *= 2 }
-            let grown = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
-            grown.initialize(from: text, count: textCount)
-            text.deallocate()
-            text = grown
-            textCapacity = capacity
-        }
-        (text + textCount).initialize(from: p, count: n)
-        text[textCount + n] = 0
-        textCount += n + 1
+    /// Where the text starts: after 4-byte statuses and ids and 8-byte offsets (8-aligned, as
+    /// 8 * count is).
+    var textStart: Int { 16 * count + 8 }
+    /// The bytes the whole batch takes.
+    var size: Int { textStart + textCount }
+    var statuses: UnsafeMutablePointer<Int32> { image.assumingMemoryBound(to: Int32.self) }
+    var routeIDs: UnsafeMutablePointer<UInt32> { (image + 4 * count).assumingMemoryBound(to: UInt32.self) }
+    var offsets: UnsafeMutablePointer<Int> { (image + 8 * count).assumingMemoryBound(to: Int.self) }
+    var text: UnsafeMutablePointer<CChar> { (image + textStart).assumingMemoryBound(to: CChar.self) }
+
+    /// Empties the batch and makes room for `n` answers.
+    func begin(count n: Int) {
+        count = n
+        firstError = n
+        textCount = 0
+        _ = reserve(textStart + 256)
+        offsets[0] = 0
     }
 
-    deinit { text.deallocate() }
+    /// Makes the image at least `bytes` long, keeping what it holds; returns where it now is.
+    func reserve(_ bytes: Int) -> UnsafeMutableRawPointer {
+        guard bytes > capacity else { return image }
+        var grown = capacity * 2
+        while grown < bytes { grown *= 2 }
+        let image = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
+        image.copyMemory(from: self.image, byteCount: capacity)
+        self.image.deallocate()
+        self.image = image
+        capacity = grown
+        return image
+    }
+}
+
+/// The method each URI of a batch is looked up under.
+private enum BatchMethods {
+    /// The same for every URI (nil: any method).
+    case one(UnsafePointer<UInt8>?)
+    /// One NUL-terminated entry per URI, one after the other ("" for any method), in `length`
+    /// bytes whose last is a NUL; counted as the URIs are looked up.
+    case each(UnsafePointer<UInt8>, length: Int)
+}
+
+/// The number of NUL-terminated entries in `length` bytes at `p`, the last of which is a NUL.
+private func entryCount(_ p: UnsafePointer<CChar>, _ length: Int) -> Int {
+    var n = 0, at = 0
+    while at < length {
+        at += strlen(p + at) + 1
+        n += 1
+    }
+    return n
+}
+
+/// Looks up every URI of `uris` into `b`: the body of both batch calls.
+private func matchAll(
+    _ r: RouterHandle, _ methods: BatchMethods, _ uris: UnsafePointer<CChar>?, _ urisLength: Int, _ b: BatchHandle
+) -> Int32 {
+    guard uris != nil || urisLength == 0 else { return invalid("uris is NULL but uris_len is \(urisLength)") }
+    guard urisLength == 0 || uris![urisLength - 1] == 0 else {
+        return invalid("uris does not end with a NUL byte (each URI is followed by one)")
+    }
+    let count = urisLength == 0 ? 0 : entryCount(uris!, urisLength)
+    var method: UnsafePointer<UInt8>? = nil
+    var nextMethod: UnsafePointer<UInt8>? = nil, methodsEnd: UnsafePointer<UInt8>? = nil
+    switch methods {
+    case .one(let one):
+        method = one
+    case .each(let each, let length):
+        nextMethod = each
+        methodsEnd = each + length
+    }
+    func wrongMethodCount() -> Int32 {
+        guard case .each(let each, let length) = methods else { return ILK_OK }
+        b.begin(count: 0)
+        let given = entryCount(UnsafeRawPointer(each).assumingMemoryBound(to: CChar.self), length)
+        return invalid("methods holds \(given) entries for \(count) URIs (give one for all, or one per URI)")
+    }
+    b.begin(count: count)
+    // The loop writes through locals (the image moves only when the text outgrows it), which
+    // the class's fields, reloaded after every call into the matcher, would cost.
+    var image = b.image, capacity = b.capacity
+    let idsAt = 4 * count, offsetsAt = 8 * count, textStart = b.textStart
+    var end = textStart
+    func answer(_ i: Int, _ status: Int32, _ routeID: UInt32) {
+        image.storeBytes(of: status, toByteOffset: 4 * i, as: Int32.self)
+        image.storeBytes(of: routeID, toByteOffset: idsAt + 4 * i, as: UInt32.self)
+        image.storeBytes(of: end - textStart, toByteOffset: offsetsAt + 8 * (i + 1), as: Int.self)
+    }
+    func append(_ p: UnsafePointer<CChar>, _ n: Int) {
+        if end + n + 1 > capacity {
+            image = b.reserve(end + n + 1)
+            capacity = b.capacity
+        }
+        (image + end).copyMemory(from: p, byteCount: n)
+        image.storeBytes(of: 0, toByteOffset: end + n, as: UInt8.self)
+        end += n + 1
+    }
+    var start = 0
+    for i in 0..<count {
+        let uri = uris! + start
+        let length = strlen(uri)
+        start += length + 1
+        if let entry = nextMethod {
+            // (The methods end with a NUL, so strlen stays inside them.)
+            guard entry < methodsEnd! else { return wrongMethodCount() }
+            let entryLength = strlen(UnsafeRawPointer(entry).assumingMemoryBound(to: CChar.self))
+            method = entryLength == 0 ? nil : entry
+            nextMethod = entry + entryLength + 1
+        }
+        do {
+            let outcome = try b.matcher.match(r.router, methodCString: method, uri: UnsafeRawBufferPointer(start: uri, count: length))
+            switch outcome {
+            case .matched:
+                let need = b.matcher.packParameters(into: image + end, capacity: capacity - end)
+                if need > capacity - end {
+                    image = b.reserve(end + need)
+                    capacity = b.capacity
+                    _ = b.matcher.packParameters(into: image + end, capacity: capacity - end)
+                }
+                end += need
+                answer(i, ILK_OK, b.matcher.routeID)
+            case .notFound:
+                answer(i, ILK_NOT_FOUND, 0)
+            case .methodNotAllowed:
+                answer(i, ILK_METHOD_NOT_ALLOWED, 0)
+            }
+        } catch where error.code == .invalidArgument {
+            // A malformed method: the batch is left empty rather than half filled.
+            b.begin(count: 0)
+            if case .each = methods { return fail(InterlockError(.invalidArgument, "method \(i): \(error.message)")) }
+            return fail(error)
+        } catch {
+            error.description.withCString { append($0, strlen($0)) }
+            answer(i, error.code.rawValue, 0)
+            if b.firstError == count { b.firstError = i }
+        }
+    }
+    b.textCount = end - textStart
+    if let nextMethod, nextMethod != methodsEnd { return wrongMethodCount() }
+    return ILK_OK
 }
 
 @_cdecl("ilk_match_batch_new")
@@ -51,54 +175,39 @@ public func ilk_router_match_many(
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let b = handle(batch, as: BatchHandle.self) else { return invalid("batch is NULL") }
-    guard uris != nil || urisLength == 0 else { return invalid("uris is NULL but uris_len is \(urisLength)") }
-    guard urisLength == 0 || uris![urisLength - 1] == 0 else {
-        return invalid("uris does not end with a NUL byte (each URI is followed by one)")
-    }
-    b.statuses.removeAll(keepingCapacity: true)
-    b.routeIDs.removeAll(keepingCapacity: true)
-    b.offsets.removeAll(keepingCapacity: true)
-    b.offsets.append(0)
-    b.clearText()
-    let methodBuffer = method.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
-    func append(_ p: UnsafePointer<CChar>, _ n: Int) { b.appendText(p, n) }
-    var start = 0
-    while start < urisLength {
-        let uri = uris! + start
-        let length = strlen(uri)
-        start += length + 1
-        do {
-            let outcome = try b.matcher.match(r.router, method: methodBuffer, uri: UnsafeRawBufferPointer(start: uri, count: length))
-            switch outcome {
-            case .matched:
-                b.statuses.append(ILK_OK)
-                b.routeIDs.append(b.matcher.routeID)
-                for k in 0..<b.matcher.parameterCount {
-                    let (name, nameLength) = b.matcher.parameterName(k)
-                    // Read in place when the path had no escapes: one copy, into the text.
-                    let (value, valueLength) = b.matcher.parameterValueBytes(k)
-                    append(name, nameLength)
-                    append(value, valueLength)
-                }
-            case .notFound:
-                b.statuses.append(ILK_NOT_FOUND); b.routeIDs.append(0)
-            case .methodNotAllowed:
-                b.statuses.append(ILK_METHOD_NOT_ALLOWED); b.routeIDs.append(0)
-            }
-        } catch where error.code == .invalidArgument {
-            return fail(error)
-        } catch {
-            b.statuses.append(error.code.rawValue); b.routeIDs.append(0)
-            let message = error.description
-            message.withCString { append($0, strlen($0)) }
+    return matchAll(r, .one(method.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }), uris, urisLength, b)
+}
+
+@_cdecl("ilk_router_match_requests")
+public func ilk_router_match_requests(
+    _ router: OpaquePointer?, _ methods: UnsafePointer<CChar>?, _ methodsLength: Int,
+    _ uris: UnsafePointer<CChar>?, _ urisLength: Int, _ batch: OpaquePointer?, _ view: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let b = handle(batch, as: BatchHandle.self) else { return invalid("batch is NULL") }
+    var given = BatchMethods.one(nil)
+    if methodsLength > 0 {
+        guard let methods else { return invalid("methods is NULL but methods_len is \(methodsLength)") }
+        guard methods[methodsLength - 1] == 0 else {
+            return invalid("methods does not end with a NUL byte (each method is followed by one)")
         }
-        b.offsets.append(b.textCount)
+        let first = UnsafeRawPointer(methods).assumingMemoryBound(to: UInt8.self)
+        // One entry names the method of every URI ("" any); more, one each.
+        given = strlen(methods) + 1 == methodsLength ? .one(first[0] == 0 ? nil : first) : .each(first, length: methodsLength)
     }
-    return ILK_OK
+    let status = matchAll(r, given, uris, urisLength, b)
+    if status == ILK_OK, let view {
+        // ilk_match_batch_view's fields, in the header's order: count, first_error, data, size.
+        view.storeBytes(of: b.count, toByteOffset: 0, as: Int.self)
+        view.storeBytes(of: b.firstError, toByteOffset: 8, as: Int.self)
+        view.storeBytes(of: UnsafeRawPointer(b.image), toByteOffset: 16, as: UnsafeRawPointer.self)
+        view.storeBytes(of: b.size, toByteOffset: 24, as: Int.self)
+    }
+    return status
 }
 
 @_cdecl("ilk_match_batch_count")
-public func ilk_match_batch_count(_ b: OpaquePointer?) -> UInt { UInt(handle(b, as: BatchHandle.self)?.statuses.count ?? 0) }
+public func ilk_match_batch_count(_ b: OpaquePointer?) -> UInt { UInt(handle(b, as: BatchHandle.self)?.count ?? 0) }
 
 @_cdecl("ilk_match_batch_arrays")
 public func ilk_match_batch_arrays(
@@ -107,9 +216,9 @@ public func ilk_match_batch_arrays(
 ) -> Int32 {
     guard let h = handle(b, as: BatchHandle.self) else { return invalid("batch is NULL") }
     // The arrays live in the handle and are not changed until the next batch.
-    statuses?.pointee = h.statuses.withUnsafeBufferPointer { $0.baseAddress }
-    routeIDs?.pointee = h.routeIDs.withUnsafeBufferPointer { $0.baseAddress }
-    offsets?.pointee = h.offsets.withUnsafeBufferPointer { $0.baseAddress }
+    statuses?.pointee = UnsafePointer(h.statuses)
+    routeIDs?.pointee = UnsafePointer(h.routeIDs)
+    offsets?.pointee = UnsafePointer(h.offsets)
     return ILK_OK
 }
 
@@ -126,23 +235,13 @@ public func ilk_match_batch_copy(
 ) -> Int32 {
     needed?.pointee = 0
     guard let h = handle(b, as: BatchHandle.self) else { return invalid("batch is NULL") }
-    let count = h.statuses.count
-    // Statuses and route ids (4 bytes each), offsets (8 each, count + 1), then the text: the
-    // offsets start 8-aligned, and every part is where the header says.
-    let offsetsStart = 8 * count, textStart = offsetsStart + 8 * (count + 1)
-    let total = textStart + h.textCount
+    let total = h.size
     needed?.pointee = total
     guard outLength >= total else {
         return fail(InterlockError(.limit, "out holds \(outLength) bytes; the batch needs \(total)"))
     }
     guard let out else { return invalid("out is NULL") }
-    // (An empty array may have no buffer at all: only what there is is copied.)
-    func copy<T>(_ array: [T], to offset: Int) {
-        array.withUnsafeBytes { if let p = $0.baseAddress { (out + offset).copyMemory(from: p, byteCount: $0.count) } }
-    }
-    copy(h.statuses, to: 0)
-    copy(h.routeIDs, to: 4 * count)
-    copy(h.offsets, to: offsetsStart)
-    if h.textCount > 0 { (out + textStart).copyMemory(from: h.text, byteCount: h.textCount) }
+    // The batch is kept in this layout already: one copy.
+    out.copyMemory(from: h.image, byteCount: total)
     return ILK_OK
 }

@@ -86,23 +86,7 @@ final class MatchHandle {
 
     /// The length of the last match's parameters packed as "name\0value\0..."; written into the
     /// buffer only if they fit.
-    func pack() -> Int {
-        var need = 0
-        for k in 0..<matcher.parameterCount {
-            need += matcher.parameterName(k).1 + matcher.parameterValueBytes(k).1 + 2
-        }
-        guard let buffer, need <= bufferCapacity else { return need }
-        var o = 0
-        for k in 0..<matcher.parameterCount {
-            let (name, nameLength) = matcher.parameterName(k)
-            let (value, valueLength) = matcher.parameterValueBytes(k)
-            (buffer + o).update(from: name, count: nameLength); o += nameLength
-            buffer[o] = 0; o += 1
-            (buffer + o).update(from: value, count: valueLength); o += valueLength
-            buffer[o] = 0; o += 1
-        }
-        return o
-    }
+    func pack() -> Int { matcher.packParameters(into: buffer, capacity: bufferCapacity) }
 }
 
 /// Owns C copies of strings for as long as the handle lives (or until it is reused).

@@ -542,6 +542,114 @@ static void test_names_headers_and_batches(void) {
   ilk_router_free(r);
 }
 
+/* Batches of requests, each a method and a URI (ilk_router_match_requests): one method for all,
+ * one per URI, any; the view of the answers; every way the methods can be wrong. */
+static void test_batches_of_requests(void) {
+  ilk_router *r;
+  ilk_match_batch *b;
+  ilk_match_batch_view view;
+  uint32_t id;
+  const int32_t *statuses;
+  const uint32_t *ids;
+  const size_t *offsets;
+  size_t len;
+  const char *text;
+  static const char uris[] = "/u/1\0/u/2\0/any\0/u/%zz\0/u/3";
+  static const char methods[] = "GET\0POST\0\0GET\0DELETE";
+  ilk_router_new(&r, 0);
+  CHECK_EQ_INT(ilk_router_add_route(r, "GET /u/:id", NULL, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_route(r, "POST /u/:id", NULL, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_route(r, "/any", NULL, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(ilk_match_batch_new(&b), ILK_OK);
+
+  /* One method per URI, "" for any. */
+  memset(&view, 0x5A, sizeof view);
+  CHECK_EQ_INT(ilk_router_match_requests(r, methods, sizeof methods, uris, sizeof uris, b, &view), ILK_OK);
+  CHECK_EQ_INT(view.count, 5);
+  CHECK_EQ_INT(ilk_match_batch_count(b), 5);
+  CHECK_EQ_INT(view.first_error, 3);
+  CHECK_EQ_INT(ilk_match_batch_arrays(b, &statuses, &ids, &offsets), ILK_OK);
+  text = ilk_match_batch_text(b, &len);
+  CHECK(statuses[0] == ILK_OK && ids[0] == 1 && memcmp(text + offsets[0], "id\0" "1\0", 5) == 0);
+  CHECK(statuses[1] == ILK_OK && ids[1] == 2 && memcmp(text + offsets[1], "id\0" "2\0", 5) == 0);
+  CHECK(statuses[2] == ILK_OK && ids[2] == 3 && offsets[3] == offsets[2]);
+  CHECK(statuses[3] == ILK_EURI && strstr(text + offsets[3], "bad percent-escape") != NULL);
+  CHECK(statuses[4] == ILK_METHOD_NOT_ALLOWED && ids[4] == 0);
+  {
+    /* The view is the batch as ilk_match_batch_copy writes it. */
+    size_t needed = 0;
+    union { char bytes[512]; size_t align; } out;
+    CHECK_EQ_INT(ilk_match_batch_copy(b, out.bytes, sizeof out.bytes, &needed), ILK_OK);
+    CHECK_EQ_INT(view.size, needed);
+    CHECK_EQ_INT(view.size, 16 * 5 + 8 + len);
+    CHECK(view.data != NULL && memcmp(view.data, out.bytes, needed) == 0);
+  }
+
+  /* One method for every URI; none (NULL, or an empty methods buffer, or ""): any method. */
+  CHECK_EQ_INT(ilk_router_match_requests(r, "POST", 5, uris, sizeof uris, b, &view), ILK_OK);
+  CHECK_EQ_INT(ilk_match_batch_arrays(b, &statuses, &ids, &offsets), ILK_OK);
+  CHECK(ids[0] == 2 && ids[1] == 2 && statuses[2] == ILK_OK && ids[4] == 2);
+  CHECK_EQ_INT(view.first_error, 3);
+  CHECK_EQ_INT(ilk_router_match_requests(r, NULL, 0, uris, sizeof uris, b, NULL), ILK_OK);
+  CHECK_EQ_INT(ilk_match_batch_arrays(b, &statuses, &ids, &offsets), ILK_OK);
+  CHECK(ids[0] == 1 && ids[1] == 1 && ids[2] == 3 && ids[4] == 1);
+  CHECK_EQ_INT(ilk_router_match_requests(r, "", 1, "/u/1\0/any", 10, b, &view), ILK_OK);
+  CHECK_EQ_INT(ilk_match_batch_arrays(b, &statuses, &ids, &offsets), ILK_OK);
+  CHECK(view.count == 2 && view.first_error == 2 && ids[0] == 1 && ids[1] == 3);
+
+  /* Methods that do not fit the URIs: an error naming both counts, and an empty batch. */
+  CHECK_EQ_INT(ilk_router_match_requests(r, "GET\0POST", 9, uris, sizeof uris, b, &view), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "2 entries for 5 URIs") != NULL);
+  CHECK_EQ_INT(ilk_match_batch_count(b), 0);
+  CHECK_EQ_INT(ilk_router_match_requests(r, "GET\0GET\0GET\0GET\0GET\0GET", 24, uris, sizeof uris, b, &view),
+               ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "6 entries for 5 URIs") != NULL);
+  CHECK_EQ_INT(ilk_match_batch_count(b), 0);
+  /* A malformed method: named by its index. */
+  CHECK_EQ_INT(ilk_router_match_requests(r, "GET\0P T\0\0GET\0GET", 17, uris, sizeof uris, b, &view), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "method 1") != NULL);
+  CHECK_EQ_INT(ilk_match_batch_count(b), 0);
+  /* Buffers without their last NUL, NULL arguments. */
+  CHECK_EQ_INT(ilk_router_match_requests(r, methods, sizeof methods - 1, uris, sizeof uris, b, &view), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "methods does not end with a NUL") != NULL);
+  CHECK_EQ_INT(ilk_router_match_requests(r, methods, sizeof methods, uris, sizeof uris - 1, b, &view), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_requests(r, NULL, 4, uris, sizeof uris, b, &view), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_requests(r, NULL, 0, NULL, 3, b, &view), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_requests(NULL, NULL, 0, uris, sizeof uris, b, &view), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_match_requests(r, NULL, 0, uris, sizeof uris, NULL, &view), ILK_EINVAL);
+  /* No URIs and no methods: an empty batch. */
+  CHECK_EQ_INT(ilk_router_match_requests(r, NULL, 0, NULL, 0, b, &view), ILK_OK);
+  CHECK(view.count == 0 && view.first_error == 0 && view.size == 8);
+  {
+    /* A batch that outgrows its first buffer, each URI under its own method: the view still
+     * holds every answer where the header says. */
+    enum { COUNT = 400 };
+    static char many[COUNT * 40], each[COUNT * 5];
+    size_t at = 0, mat = 0;
+    int all = 1;
+    for (int i = 0; i < COUNT; i++) {
+      at += (size_t)sprintf(many + at, "/u/value-%030d", i) + 1;
+      mat += (size_t)sprintf(each + mat, "%s", i % 2 ? "POST" : "GET") + 1;
+    }
+    CHECK_EQ_INT(ilk_router_match_requests(r, each, mat, many, at, b, &view), ILK_OK);
+    CHECK(view.count == COUNT && view.first_error == COUNT && view.size > 8192);
+    statuses = view.data;
+    ids = (const uint32_t *)((const char *)view.data + 4 * COUNT);
+    offsets = (const size_t *)((const char *)view.data + 8 * COUNT);
+    text = (const char *)view.data + 16 * COUNT + 8;
+    for (int i = 0; i < COUNT; i++) {
+      char want[48];
+      sprintf(want, "value-%030d", i);
+      all &= statuses[i] == ILK_OK && ids[i] == (uint32_t)(i % 2 ? 2 : 1) && strcmp(text + offsets[i], "id") == 0 &&
+             strcmp(text + offsets[i] + 3, want) == 0;
+    }
+    CHECK(all);
+    CHECK_EQ_INT(view.size, 16 * COUNT + 8 + offsets[COUNT]);
+  }
+  ilk_match_batch_free(b);
+  ilk_router_free(r);
+}
+
 /* The method a resolve reports is the one given, byte for byte: the common ones and others,
  * prefixes and extensions of common ones included. */
 static void test_resolve_methods(void) {
@@ -605,6 +713,7 @@ int main(void) {
   test_resolve_methods();
   test_packed_numbers();
   test_names_headers_and_batches();
+  test_batches_of_requests();
   test_version_and_errors();
   test_router_lifecycle();
   test_add_route();

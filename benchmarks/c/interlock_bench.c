@@ -2,7 +2,8 @@
  * request and one response interceptor (all C callbacks), and lookups from several threads.
  * Usage: interlock_bench ROUTES REQUESTS TABLE [seconds-per-batch] [threads]
  * With ILK_BENCH_PASSES=N set it times nothing: it runs N untimed passes over the requests of one
- * door (ILK_BENCH_DOOR: match, resolve, or bare-resolve for a resolve with no callback) and
+ * door (ILK_BENCH_DOOR: match, batch for ilk_router_match_requests over every timed request, resolve,
+ * or bare-resolve for a resolve with no callback) and
  * prints how many lookups a pass makes, for benchmarks/instructions.py to count instructions. */
 #include "common.h"
 #include <interlock.h>
@@ -20,6 +21,35 @@ static void match_pass(void) {
     entry *e = &requests.items[timed[k]];
     ilk_router_match(router, method_of(e), e->text, strlen(e->text), m);
   }
+}
+
+/* The timed requests as one batch (ilk_router_match_requests): URIs and methods, NUL-separated. */
+static char *batch_uris, *batch_methods;
+static size_t batch_uris_len, batch_methods_len;
+static ilk_match_batch *batch;
+
+static void batch_pass(void) {
+  ilk_router_match_requests(router, batch_methods, batch_methods_len, batch_uris, batch_uris_len, batch, NULL);
+}
+
+static void batch_setup(void) {
+  size_t ul = 0, ml = 0;
+  for (int k = 0; k < timed_count; k++) {
+    entry *e = &requests.items[timed[k]];
+    ul += strlen(e->text) + 1;
+    ml += strlen(e->method) + 1;
+  }
+  batch_uris = malloc(ul);
+  batch_methods = malloc(ml);
+  for (int k = 0; k < timed_count; k++) {
+    entry *e = &requests.items[timed[k]];
+    const char *method = method_of(e) ? method_of(e) : "";
+    memcpy(batch_uris + batch_uris_len, e->text, strlen(e->text) + 1);
+    batch_uris_len += strlen(e->text) + 1;
+    memcpy(batch_methods + batch_methods_len, method, strlen(method) + 1);
+    batch_methods_len += strlen(method) + 1;
+  }
+  ilk_match_batch_new(&batch);
 }
 
 static int destination(const ilk_request *req, ilk_response *res, void *u) { (void)req; (void)u; return ilk_response_set_status(res, 200); }
@@ -133,6 +163,10 @@ int main(int argc, char **argv) {
         ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
       }
       pass();                                                     /* the first resolve fills pools */
+    } else if (strcmp(door, "batch") == 0) {
+      batch_setup();
+      pass = batch_pass;
+      pass();                                                     /* the first batch sizes its buffer */
     } else if (strcmp(door, "match") != 0) {
       fprintf(stderr, "unknown door %s\n", door);
       return 2;

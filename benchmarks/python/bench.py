@@ -62,18 +62,15 @@ def main() -> None:
     checks = {"routes": len(routes), "checked": len(requests), "wrong": wrong, "compile_ms": round(compile_ms, 2)}
     batches("Python interlock match", table, len(requests),
             seconds, lambda: [router.match(u, m) for (_, u, _), m in zip(requests, methods)], checks)
-    # match_many takes one method for the whole list: group by method.
-    groups: dict = {}
-    for (_, u, _), m in zip(requests, methods):
-        groups.setdefault(m, []).append(u)
-    got = {m: router.match_many(us, m) for m, us in groups.items()}
+    # match_many with each request's own method: one call for the whole list.
+    uris = [u for _, u, _ in requests]
+    got = router.match_many(uris, methods)
     many_wrong = 0
-    for m, us in groups.items():
-        for u, match in zip(us, got[m]):
-            single = router.match(u, m)
-            many_wrong += (match.route_id if match else 0) != (single.route_id if single else 0)
+    for u, m, match in zip(uris, methods, got):
+        single = router.match(u, m)
+        many_wrong += (match.route_id if match else 0) != (single.route_id if single else 0)
     batches("Python interlock match_many", table, len(requests), seconds,
-            lambda: [router.match_many(us, m) for m, us in groups.items()], {"checked": len(requests), "wrong": many_wrong})
+            lambda: router.match_many(uris, methods), {"checked": len(requests), "wrong": many_wrong})
     batches("Python interlock resolve", table, len(requests), seconds,
             lambda: [router.resolve(u, m) for (_, u, _), m in zip(requests, methods)], {"checked": len(requests)})
 

@@ -666,6 +666,35 @@ public final class Matcher {
         return parameterValue(i)
     }
 
+    /// The last match's parameters as "name\0value\0name\0value\0..." (values decoded), for
+    /// callers that hand them on in one piece (the C door's packed match, a batch). Writes them
+    /// at `out` only if they fit in `capacity` bytes; returns their length either way.
+    package func packParameters(into out: UnsafeMutableRawPointer?, capacity: Int) -> Int {
+        let count = parameterCount
+        guard count > 0 else { return 0 }
+        // Values are read in place when the path had no escapes, else decoded first.
+        let inPlace = valuesPlace != .decoded && !spans.pathHasEscapes
+        if !inPlace && valuesPlace != .decoded { copyValues() }
+        let source = inPlace ? UnsafeRawPointer(subject) : UnsafeRawPointer(decoded)
+        return winner!.pointee.names._withUnsafeGuaranteedRef { names in
+            var need = 0
+            for i in 0..<count { need += names.lengths[i] + (inPlace ? subjectSpan(i).1 : valueLength[i]) + 2 }
+            guard let out, need <= capacity else { return need }
+            var o = 0
+            for i in 0..<count {
+                let nameLength = names.lengths[i]
+                (out + o).copyMemory(from: names.pointer(i), byteCount: nameLength)
+                out.storeBytes(of: 0, toByteOffset: o + nameLength, as: UInt8.self)
+                o += nameLength + 1
+                let (start, length) = inPlace ? subjectSpan(i) : (valueStart[i], valueLength[i])
+                (out + o).copyMemory(from: source + start, byteCount: length)
+                out.storeBytes(of: 0, toByteOffset: o + length, as: UInt8.self)
+                o += length + 1
+            }
+            return o
+        }
+    }
+
     /// The index of the parameter with this name, if the last match has one.
     public func parameterIndex(_ name: UnsafeRawBufferPointer) -> Int? {
         guard let names else { return nil }

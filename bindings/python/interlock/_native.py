@@ -59,6 +59,11 @@ LOG_FN = CFUNCTYPE(None, c_char_p, c_void_p)
 FREE_FN = CFUNCTYPE(None, c_void_p)
 
 
+class MatchBatchView(ctypes.Structure):
+    """ilk_match_batch_view: where a batch's answers lie (ilk_router_match_requests)."""
+    _fields_ = [("count", c_size_t), ("first_error", c_size_t), ("data", c_void_p), ("size", c_size_t)]
+
+
 def _declare(name: str, restype, *argtypes) -> None:
     function = getattr(lib, name)
     function.restype = restype
@@ -103,6 +108,8 @@ for _name, _res, _args in [
     ("ilk_match_batch_arrays", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_void_p), POINTER(c_void_p)]),
     ("ilk_match_batch_text", c_void_p, [c_void_p, POINTER(c_size_t)]),
     ("ilk_match_batch_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
+    ("ilk_router_match_requests", c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_void_p,
+                                          POINTER(MatchBatchView)]),
     ("ilk_router_resolve", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, POINTER(c_void_p)]),
     ("ilk_request_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_result_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),

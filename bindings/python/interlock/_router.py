@@ -418,22 +418,35 @@ class Match(NamedTuple):
 
 class MatchList(Sequence[Optional[Match]]):
     """The answers of `Router.match_many`, in order: a `Match` for each URI that matched, None for
-    the others. The answers are held as the library gave them and made into `Match` values when
-    read, so a batch costs little more than the lookups; `route_ids()` reads every id at once."""
+    the others. The answers are held as the library laid them out (one bytes object) and made
+    into `Match` values when read, so a batch costs little more than the lookups; `route_ids()`
+    reads every id at once."""
 
-    __slots__ = ("_router", "_statuses", "_ids", "_offsets", "_text")
+    __slots__ = ("_router", "_count", "_blob", "_views")
 
-    def __init__(self, router: "Router", statuses: memoryview, ids: memoryview, offsets: memoryview,
-                 text: memoryview) -> None:
-        self._router, self._statuses, self._ids, self._offsets, self._text = router, statuses, ids, offsets, text
+    def __init__(self, router: "Router", blob: bytes, count: int) -> None:
+        self._router, self._blob, self._count = router, blob, count
+        self._views: Optional[tuple[memoryview, memoryview, memoryview, memoryview]] = None
+
+    def _parts(self) -> tuple[memoryview, memoryview, memoryview, memoryview]:
+        """Statuses, route ids, offsets and text, as ilk_match_batch_copy documents them: cut
+        when first read, since a caller that reads nothing need not pay for it."""
+        views = self._views
+        if views is None:
+            count = self._count
+            view = memoryview(self._blob)
+            text_start = 16 * count + 8
+            views = self._views = (view[:4 * count].cast("i"), view[4 * count:8 * count].cast("I"),
+                                   view[8 * count:text_start].cast("N"), view[text_start:])
+        return views
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return self._count
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return [self._at(i) for i in range(*index.indices(len(self)))]
-        count = len(self._ids)
+            return [self._at(i) for i in range(*index.indices(self._count))]
+        count = self._count
         if index < 0:
             index += count
         if not 0 <= index < count:
@@ -441,15 +454,16 @@ class MatchList(Sequence[Optional[Match]]):
         return self._at(index)
 
     def _at(self, i: int) -> Optional[Match]:
-        if self._statuses[i] != n.OK:
+        statuses, ids, offsets, text = self._parts()
+        if statuses[i] != n.OK:
             return None
-        route_id = self._ids[i]
-        parts = str(self._text[self._offsets[i]:self._offsets[i + 1]], "utf-8").split("\0")
+        route_id = ids[i]
+        parts = str(text[offsets[i]:offsets[i + 1]], "utf-8").split("\0")
         return _new_tuple(Match, self._router._route_info(route_id) + (_pairs(parts),))
 
     def route_ids(self) -> list[int]:
         """Every answer's route id at once, 0 where none matched."""
-        return self._ids.tolist()
+        return self._parts()[1].tolist()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (MatchList, list, tuple)):
@@ -545,8 +559,9 @@ class _MatchSlot:
         # answer (route id, parameter length) in its return value.
         self.buffer = ctypes.create_string_buffer(_SLOT_BUFFER)
         _check(lib.ilk_match_set_buffer(handle, self.buffer, _SLOT_BUFFER))
-        # Where ilk_match_batch_copy says how many bytes a batch needs (match_many).
-        self.needed = c_size_t()
+        # Where ilk_router_match_requests says where a batch's answers lie (match_many).
+        self.view = n.MatchBatchView()
+        self.view_ref = byref(self.view)
         self._finalizer = weakref.finalize(self, _free_slot, handle.value, batch.value)
 
 
@@ -734,39 +749,57 @@ class Router:
             params = dict(_match_params(slot.handle))
         return _new_tuple(Match, (self._routes.get(route_id) or self._route_info(route_id)) + (params,))
 
-    def match_many(self, uris: Sequence[str], method: Optional[str] = None) -> "MatchList":
-        """`match` for a whole sequence in one call into the library. Returns a `MatchList`: a
-        sequence of `Match` or None, one per URI, each made when first read. Raises URIError for
+    def match_many(self, uris: Sequence[str],
+                   method: Union[None, str, Sequence[Optional[str]]] = None) -> "MatchList":
+        """`match` for a whole sequence in one call into the library. `method` is one method for
+        every URI, or a sequence of one per URI (None or "" for any method). Returns a `MatchList`:
+        a sequence of `Match` or None, one per URI, each made when first read. Raises URIError for
         the first malformed URI (the message names its index)."""
-        slot = self._slot()
+        try:
+            slot = self._slots.slot
+        except AttributeError:
+            slot = self._slot()
         count = len(uris)
-        data = "\0".join(uris).encode("utf-8") + b"\0" if count else b""
-        if data.count(b"\0") != count:
-            index = next(i for i, u in enumerate(uris) if "\0" in u)
-            raise URIError(f"URI {index}: NUL byte at offset {uris[index].encode().index(0)}", n.EURI,
-                           uris[index].encode().index(0))
-        _check(lib.ilk_router_match_many(self._h, _b(method), data, len(data), slot.batch))
-        # The answers copied out of the batch (which the next call on this thread reuses) into
-        # one buffer of this list's own, in one call: statuses, route ids, offsets, then the text.
-        # Sized for parameter names and values as long as the URIs (most are shorter): a batch
-        # whose text is longer is copied again, into a buffer of the size the library says.
-        size = 16 * count + 8 + 2 * len(data)
-        out = ctypes.create_string_buffer(size)
-        if lib.ilk_match_batch_copy(slot.batch, out, size, byref(slot.needed)) == n.ELIMIT:
-            size = slot.needed.value
-            out = ctypes.create_string_buffer(size)
-            _check(lib.ilk_match_batch_copy(slot.batch, out, size, byref(slot.needed)))
-        view = memoryview(out).cast("B")
-        statuses = view[:4 * count].cast("i")
-        ids = view[4 * count:8 * count].cast("I")
-        text_start = 16 * count + 8
-        offsets = view[8 * count:text_start].cast("N")
-        blob = view[text_start:text_start + offsets[count]]
-        if count and min(statuses) < 0:
-            i = next(i for i in range(count) if statuses[i] < 0)
-            message = str(blob[offsets[i]:offsets[i + 1]], "utf-8").rstrip("\0")
+        # The URIs one after another, each followed by a NUL: the last by the one that ends every
+        # bytes object, which c_char_p hands over (not appending it spares a copy of them all).
+        data = "\0".join(uris).encode()
+        data_len = len(data) + 1 if count else 0
+        if method is None or isinstance(method, str):
+            if method and "\0" in method:
+                raise InvalidArgumentError(f"method: NUL byte at offset {method.index(chr(0))}", n.EINVAL)
+            methods = method.encode() if method else None
+            methods_len = len(methods) + 1 if methods else 0     # with the NUL that ends bytes
+        else:
+            if len(method) != count:
+                raise InvalidArgumentError(f"{len(method)} methods for {count} URIs", n.EINVAL)
+            try:
+                joined = "\0".join(method)
+            except TypeError:
+                joined = "\0".join(m or "" for m in method)
+            methods = joined.encode()
+            methods_len = len(methods) + 1
+        rc = lib.ilk_router_match_requests(self._h, methods, methods_len, data, data_len, slot.batch,
+                                           slot.view_ref)
+        view = slot.view
+        if rc != n.OK or view.count != count:
+            # The library counted URIs or methods otherwise than we did: one holds a NUL byte.
+            for i, u in enumerate(uris):
+                if "\0" in u:
+                    raise URIError(f"URI {i}: NUL byte at offset {u.encode().index(0)}", n.EURI, u.encode().index(0))
+            if methods_len and not isinstance(method, str):
+                for i, m in enumerate(method):
+                    if m and "\0" in m:
+                        raise InvalidArgumentError(f"method {i}: NUL byte at offset {m.index(chr(0))}", n.EINVAL)
+            _check(rc)
+        # One copy of the answers, which the next batch on this thread overwrites.
+        blob = ctypes.string_at(view.data, view.size)
+        if view.first_error < count:
+            answers = MatchList(self, blob, count)
+            statuses, _, offsets, text_ = answers._parts()
+            i = view.first_error
+            message = str(text_[offsets[i]:offsets[i + 1]], "utf-8").rstrip("\0")
             raise URIError(f"URI {i}: {message}", statuses[i], None)
-        return MatchList(self, statuses, ids, offsets, blob)
+        return MatchList(self, blob, count)
 
     # -- the pipeline
 

@@ -41,6 +41,39 @@ def test_github_routes_through_match_and_match_many(github_routes):
     with pytest.raises(IndexError):
         many[len(uris) + 1]
     assert router.match("/repos/a/b/stargazers", "PATCH") is None
+    # Every route under its own method in one call: the same answers as one match at a time.
+    every = [filled(path, i)[0] for i, (_, path) in enumerate(github_routes)]
+    methods = [method for method, _ in github_routes]
+    both = router.match_many(every, methods)
+    assert both.route_ids() == [m.route_id for m in (router.match(u, me) for u, me in zip(every, methods))]
+    assert both.route_ids() == list(range(1, 204))
+    assert [m.params for m in both] == [filled(path, i)[1] for i, (_, path) in enumerate(github_routes)]
+
+
+def test_match_many_takes_one_method_or_one_per_uri():
+    router = interlock.Router()
+    router.add_route("GET /u/:id")
+    router.add_route("POST /u/:id")
+    router.add_route("/any")
+    uris = ["/u/1", "/u/2", "/any", "/u/3"]
+    ids = lambda answers: [m and m.route_id for m in answers]
+    assert ids(router.match_many(uris, ["GET", "POST", None, "DELETE"])) == [1, 2, 3, None]
+    assert ids(router.match_many(uris, ("POST", "GET", "", "POST"))) == [2, 1, 3, 2]
+    assert ids(router.match_many(uris, "POST")) == [2, 2, 3, 2]
+    assert ids(router.match_many(uris)) == ids(router.match_many(uris, "")) == [1, 1, 3, 1]
+    assert ids(router.match_many(["/u/9"], ["POST"])) == [2]
+    with pytest.raises(interlock.InvalidArgumentError, match="3 methods for 4 URIs"):
+        router.match_many(uris, ["GET", "GET", "GET"])
+    with pytest.raises(interlock.InvalidArgumentError, match="method 2"):
+        router.match_many(uris, ["GET", "GET", "G T", "GET"])
+    with pytest.raises(interlock.InvalidArgumentError, match="method 1: NUL byte at offset 2"):
+        router.match_many(uris, ["GET", "GE\0T", "GET", "GET"])
+    with pytest.raises(interlock.InvalidArgumentError, match="method: NUL byte at offset 1"):
+        router.match_many(uris[:2], "G\0ET")
+    with pytest.raises(interlock.URIError, match="URI 1: NUL byte at offset 2"):
+        router.match_many(["/u/1", "/u\0/2"], ["GET", "GET"])
+    with pytest.raises(interlock.URIError, match="URI 2: bad percent-escape"):
+        router.match_many(["/u/1", "/any", "/u/%zz", "/u/%yy"], ["GET", None, "GET", "GET"])
 
 
 def test_parameters_longer_than_the_match_buffer():

@@ -117,6 +117,36 @@ struct PrecedenceTests {
         #expect(try matchedID(r, "/users/admin") == getAdmin)
     }
 
+    /// The C door's methods: the common ones, recognized by a compare, answer as every other
+    /// method does through the checked path, and so do near misses of them.
+    @Test func commonMethodsAnswerAsAnyMethod() throws {
+        let r = Router()
+        let common = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
+        var ids: [String: RouteID] = [:]
+        for m in common + ["GETS", "PU", "DELET", "OPTIONS"] { ids[m] = try r.addRoute("\(m) /x/:id") }
+        let tried = common + ["GETS", "GE", "G", "POS", "POSTS", "PU", "PUTT", "PA", "PATC", "PATCHY", "DELET",
+                              "DELETES", "HEA", "HEADS", "get", "Get", "pOST", "OPTIONS", "P", "D", "H", "X"]
+        let m = Matcher()
+        for method in tried {
+            var bytes = Array(method.utf8)
+            let checked = try bytes.withUnsafeBytes { b in try m.match(r, method: b, uri: UnsafeRawBufferPointer(start: nil, count: 0)) }
+            #expect(checked == .notFound, "\(method): the root path has no route")
+            bytes.append(0)
+            let uri = Array("/x/7".utf8)
+            let viaCString = try bytes.withUnsafeBufferPointer { p in
+                try uri.withUnsafeBytes { u in (try m.match(r, methodCString: p.baseAddress!, uri: u), m.routeID) }
+            }
+            let viaBuffer = try matchedID(r, "/x/7", method: method)
+            #expect(viaCString.1 == (viaBuffer ?? 0), "\(method)")
+            #expect(viaBuffer == ids[method] || (ids[method] == nil && viaCString.0 == .methodNotAllowed), "\(method)")
+            if let (word, length) = bytes.withUnsafeBufferPointer({ Matcher.commonMethod($0.baseAddress!) }) {
+                #expect(common.contains(method) && length == method.utf8.count && word == MethodWord.of(Array(method.utf8)))
+            } else {
+                #expect(!common.contains(method), "\(method) is common")
+            }
+        }
+    }
+
     /// Several routes on one path shape, told apart by method only (methods that prefix each other,
     /// parameter names that differ per method), in a small table (one unit) and a large one
     /// (dispatch nodes).

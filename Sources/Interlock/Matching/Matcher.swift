@@ -174,6 +174,11 @@ public final class Matcher {
     public func match(_ router: Router, methodCString method: UnsafePointer<UInt8>?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
         try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
             guard let method else { return 0 }
+            if let (word, length) = Matcher.commonMethod(method) {
+                // The subject has room for eight bytes where the method goes.
+                UnsafeMutableRawPointer(subject).storeBytes(of: word, as: UInt64.self)
+                return length
+            }
             var i = 0
             while true {
                 let c = method[i]
@@ -185,6 +190,33 @@ public final class Matcher {
             guard i > 0 else { throw Matcher.badMethodLength(0) }
             return i
         }
+    }
+
+    /// The methods most requests carry, recognized by comparing bytes (each read only if those
+    /// before it matched, so no byte past the NUL is read) without the check every byte of other
+    /// methods needs: the method's bytes as one little-endian word (what `MethodWord` reads) and
+    /// its length.
+    @inline(__always) static func commonMethod(_ m: UnsafePointer<UInt8>) -> (UInt64, Int)? {
+        switch m[0] {
+        case 0x47:      // G
+            if m[1] == 0x45 && m[2] == 0x54 && m[3] == 0 { return (0x54_45_47, 3) }                   // GET
+        case 0x50:      // P
+            switch m[1] {
+            case 0x4F: if m[2] == 0x53 && m[3] == 0x54 && m[4] == 0 { return (0x54_53_4F_50, 4) }      // POST
+            case 0x55: if m[2] == 0x54 && m[3] == 0 { return (0x54_55_50, 3) }                         // PUT
+            case 0x41:
+                if m[2] == 0x54 && m[3] == 0x43 && m[4] == 0x48 && m[5] == 0 { return (0x48_43_54_41_50, 5) }  // PATCH
+            default: break
+            }
+        case 0x44:      // D
+            if m[1] == 0x45 && m[2] == 0x4C && m[3] == 0x45 && m[4] == 0x54 && m[5] == 0x45 && m[6] == 0 {
+                return (0x45_54_45_4C_45_44, 6)                                                          // DELETE
+            }
+        case 0x48:      // H
+            if m[1] == 0x45 && m[2] == 0x41 && m[3] == 0x44 && m[4] == 0 { return (0x44_41_45_48, 4) }  // HEAD
+        default: break
+        }
+        return nil
     }
 
     /// The error for a method of `length` bytes: empty, or longer than any method may be.

@@ -427,7 +427,7 @@ int ilk_match_batch_copy(const ilk_match_batch *batch, void *out, size_t out_len
 /** Where a batch's answers lie, as ilk_router_match_requests reports them. */
 typedef struct ilk_match_batch_view {
   size_t count;       /**< The number of answers: one per URI. */
-  size_t first_error; /**< The index of the first answer whose status is an error (ILK_EURI), or count. */
+  size_t first_error; /**< The index of the first answer whose status is an error, or count. */
   const void *data;   /**< The batch as ilk_match_batch_copy would write it; valid until the batch's next use. */
   size_t size;        /**< The bytes at data: 16 * count + 8 + the text's length. */
 } ilk_match_batch_view;
@@ -441,9 +441,9 @@ typedef struct ilk_match_batch_view {
  * NULL `methods` and a `methods_len` of 0.
  *
  * For hosts that pay for each call and each out-parameter (Python's ctypes), on ILK_OK *view (if
- * `view` is not NULL) is set to where the answers lie, in the layout ilk_match_batch_copy documents, so that
- * one copy of `view->size` bytes takes them all; view->count lets the host check that it counted
- * the URIs alike, and view->first_error spares it a scan of the statuses.
+ * `view` is not NULL) is set to where the answers lie, in the layout ilk_match_batch_copy
+ * documents, so that one copy of `view->size` bytes takes them all; view->count lets the host
+ * check that it counted the URIs alike, and view->first_error spares it a scan of the statuses.
  *
  * Returns ILK_OK; ILK_EINVAL for a NULL router or batch, `uris` or `methods` not ending with a NUL
  * byte, a count of methods that is neither one nor the count of URIs, or a malformed method (the

@@ -791,6 +791,7 @@ class Router:
                     if m and "\0" in m:
                         raise InvalidArgumentError(f"method {i}: NUL byte at offset {m.index(chr(0))}", n.EINVAL)
             _check(rc)
+            raise InvalidArgumentError(f"the library counted {view.count} URIs where {count} were given", n.EINVAL)
         # One copy of the answers, which the next batch on this thread overwrites.
         blob = ctypes.string_at(view.data, view.size)
         if view.first_error < count:

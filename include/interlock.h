@@ -322,7 +322,8 @@ int ilk_router_match(ilk_router *router, const char *method, const char *uri, si
  * ILK_METHOD_NOT_ALLOWED as ilk_router_match does; when a route matched, a value of at least
  * 2^32: the route's id is the value >> 32, and the low 32 bits are the length of the parameters
  * packed as "name\0value\0name\0value\0..." (values decoded). They are written into the buffer
- * set with ilk_match_set_buffer only if they fit; if the length is over its capacity (or no buffer
+ * set with ilk_match_set_buffer only if they fit (the buffer is the library's to write while it is
+ * set: up to eight bytes past them may change); if the length is over its capacity (or no buffer
  * is set) nothing is written: read them with ilk_match_param_at, or set a larger buffer. `m` holds
  * the match as after ilk_router_match.
  */

@@ -14,7 +14,10 @@ final class BatchHandle {
     private(set) var image: UnsafeMutableRawPointer
     private(set) var capacity = 4096
 
-    init() { image = .allocate(byteCount: 4096, alignment: 8) }
+    init() {
+        image = .allocate(byteCount: 4096, alignment: 8)
+        image.storeBytes(of: 0, as: Int.self)       // an empty batch: offsets[0] alone
+    }
     deinit { image.deallocate() }
 
     /// Where the text starts: after 4-byte statuses and ids and 8-byte offsets (8-aligned, as

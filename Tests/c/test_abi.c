@@ -179,6 +179,22 @@ static void test_match(void) {
     CHECK_EQ_INT(got & 0xffffffff, 27);                 /* too long: nothing written */
     CHECK(small[0] == 'x');
     CHECK_EQ_STR(ilk_match_param(m, "repo", &value, NULL) == ILK_OK ? value : "", "swift-nio");
+    /* Buffers that fit with no byte to spare, with a few, and with many (copied eight bytes at a
+     * time): the same text, and nothing written past the buffer. */
+    for (size_t capacity = 27; capacity <= 40; capacity++) {
+      char exact[48];
+      memset(exact, 'x', sizeof exact);
+      CHECK_EQ_INT(ilk_match_set_buffer(m, exact, capacity), ILK_OK);
+      got = ilk_router_match_packed(r, "GET", uri, strlen(uri), m);
+      CHECK_EQ_INT(got & 0xffffffff, 27);
+      CHECK(memcmp(exact, "owner\0apple\0repo\0swift-nio\0", 27) == 0);
+      CHECK(exact[capacity] == 'x');
+    }
+    CHECK_EQ_INT(ilk_match_set_buffer(m, buffer, sizeof buffer), ILK_OK);
+    got = ilk_router_match_packed(r, "GET", "/repos/a-longer-owner-name/r", 28, m);
+    CHECK_EQ_INT(got & 0xffffffff, 33);
+    CHECK(memcmp(buffer, "owner\0a-longer-owner-name\0repo\0r\0", 33) == 0);
+    CHECK_EQ_INT(ilk_match_set_buffer(m, small, sizeof small), ILK_OK);
     CHECK_EQ_INT(ilk_router_match_packed(r, "PUT", uri, strlen(uri), m), ILK_METHOD_NOT_ALLOWED);
     CHECK_EQ_INT(ilk_router_match_packed(r, "GET", "/nope", 5, m), ILK_NOT_FOUND);
     CHECK_EQ_INT(ilk_router_match_packed(r, "GET", "/%zz", 4, m), ILK_EURI);

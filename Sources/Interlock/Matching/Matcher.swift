@@ -712,15 +712,29 @@ public final class Matcher {
             var need = 0
             for i in 0..<count { need += names.lengths[i] + (inPlace ? subjectSpan(i).1 : valueLength[i]) + 2 }
             guard let out, need <= capacity else { return need }
+            // Names and values are short: with eight bytes to spare at `out`, each is copied eight
+            // bytes at a time (names, the subject and the decode buffer may all be read so), the
+            // bytes past it overwritten by what follows; without, byte for byte.
+            let wide = need + 8 <= capacity
+            @inline(__always) func put(_ from: UnsafeRawPointer, _ n: Int, at o: Int) {
+                if wide {
+                    var k = 0
+                    repeat {
+                        out.storeBytes(of: (from + k).loadUnaligned(as: UInt64.self), toByteOffset: o + k, as: UInt64.self)
+                        k += 8
+                    } while k < n
+                } else {
+                    (out + o).copyMemory(from: from, byteCount: n)
+                }
+                out.storeBytes(of: 0, toByteOffset: o + n, as: UInt8.self)
+            }
             var o = 0
             for i in 0..<count {
                 let nameLength = names.lengths[i]
-                (out + o).copyMemory(from: names.pointer(i), byteCount: nameLength)
-                out.storeBytes(of: 0, toByteOffset: o + nameLength, as: UInt8.self)
+                put(names.pointer(i), nameLength, at: o)
                 o += nameLength + 1
                 let (start, length) = inPlace ? subjectSpan(i) : (valueStart[i], valueLength[i])
-                (out + o).copyMemory(from: source + start, byteCount: length)
-                out.storeBytes(of: 0, toByteOffset: o + length, as: UInt8.self)
+                put(source + start, length, at: o)
                 o += length + 1
             }
             return o

@@ -58,6 +58,7 @@ final class CText: @unchecked Sendable {
 }
 
 /// Parameter names of one variant, laid out once as C strings so a match can lend them out.
+/// Eight zero bytes follow the last, so that any name may be read eight bytes at a time.
 final class ParameterNames: @unchecked Sendable {
     let names: [String]
     let storage: UnsafeMutablePointer<CChar>
@@ -68,7 +69,8 @@ final class ParameterNames: @unchecked Sendable {
     init(_ names: [String]) {
         self.names = names
         let total = names.reduce(0) { $0 + $1.utf8.count + 1 }
-        storage = .allocate(capacity: max(total, 1))
+        storage = .allocate(capacity: total + 8)
+        storage.initialize(repeating: 0, count: total + 8)
         offsets = .allocate(capacity: max(names.count, 1))
         lengths = .allocate(capacity: max(names.count, 1))
         var o = 0

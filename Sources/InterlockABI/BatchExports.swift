@@ -2,54 +2,114 @@ import Interlock
 
 // Many lookups in one call: for hosts where each call into the library costs (Python's ctypes).
 
-/// A batch's answers, kept in one buffer laid out as `ilk_match_batch_copy` writes it (statuses,
-/// route ids, offsets, then the text), so that a host can take them all with one copy.
+/// A batch's answers: statuses, route ids and offsets in arrays of their own, the parameters'
+/// text in a buffer, and on demand (`image()`) all four laid out as `ilk_match_batch_copy` writes
+/// them, so that a host can take them with one copy. (Laid out so from the start, the arrays'
+/// places would depend on a count of the URIs made before the lookups, a pass over them all.)
 final class BatchHandle {
     let matcher = Matcher(preallocate: true)
-    /// The number of answers: fixed before the lookups, so the arrays have their places.
     private(set) var count = 0
+    private var firstErrorIndex = -1
     /// The index of the first answer whose status is an error, or `count`.
-    fileprivate(set) var firstError = 0
+    var firstError: Int { firstErrorIndex < 0 ? count : firstErrorIndex }
+    private(set) var statuses: UnsafeMutablePointer<Int32>
+    private(set) var routeIDs: UnsafeMutablePointer<UInt32>
+    /// `count + 1` offsets into the text: answer i's is offsets[i]..<offsets[i + 1].
+    private(set) var offsets: UnsafeMutablePointer<Int>
+    private(set) var answerCapacity = 256
+    private(set) var text: UnsafeMutableRawPointer
     fileprivate(set) var textCount = 0
-    private(set) var image: UnsafeMutableRawPointer
-    private(set) var capacity = 4096
+    private(set) var textCapacity = 4096
+    private var imageBuffer: UnsafeMutableRawPointer? = nil
+    private var imageCapacity = 0
 
     init() {
-        image = .allocate(byteCount: 4096, alignment: 8)
-        image.storeBytes(of: 0, as: Int.self)       // an empty batch: offsets[0] alone
-    }
-    deinit { image.deallocate() }
-
-    /// Where the text starts: after 4-byte statuses and ids and 8-byte offsets (8-aligned, as
-    /// 8 * count is).
-    var textStart: Int { 16 * count + 8 }
-    /// The bytes the whole batch takes.
-    var size: Int { textStart + textCount }
-    var statuses: UnsafeMutablePointer<Int32> { image.assumingMemoryBound(to: Int32.self) }
-    var routeIDs: UnsafeMutablePointer<UInt32> { (image + 4 * count).assumingMemoryBound(to: UInt32.self) }
-    var offsets: UnsafeMutablePointer<Int> { (image + 8 * count).assumingMemoryBound(to: Int.self) }
-    var text: UnsafeMutablePointer<CChar> { (image + textStart).assumingMemoryBound(to: CChar.self) }
-
-    /// Empties the batch and makes room for `n` answers.
-    func begin(count n: Int) {
-        count = n
-        firstError = n
-        textCount = 0
-        _ = reserve(textStart + 256)
+        statuses = .allocate(capacity: answerCapacity)
+        routeIDs = .allocate(capacity: answerCapacity)
+        offsets = .allocate(capacity: answerCapacity + 1)
         offsets[0] = 0
+        text = .allocate(byteCount: textCapacity, alignment: 8)
     }
 
-    /// Makes the image at least `bytes` long, keeping what it holds; returns where it now is.
-    func reserve(_ bytes: Int) -> UnsafeMutableRawPointer {
-        guard bytes > capacity else { return image }
-        var grown = capacity * 2
+    deinit {
+        statuses.deallocate(); routeIDs.deallocate(); offsets.deallocate()
+        text.deallocate()
+        imageBuffer?.deallocate()
+    }
+
+    /// The bytes the batch takes laid out: 4-byte statuses and ids, 8-byte offsets (8-aligned,
+    /// as 8 * count is), then the text.
+    var size: Int { 16 * count + 8 + textCount }
+
+    /// Empties the batch.
+    func clear() {
+        count = 0
+        firstErrorIndex = -1
+        textCount = 0
+    }
+
+    /// Sets answer `count` (answers come in order; its text is already appended) and counts it.
+    @inline(__always) func append(status: Int32, routeID: UInt32) {
+        if count == answerCapacity { growAnswers() }
+        statuses[count] = status
+        routeIDs[count] = routeID
+        offsets[count + 1] = textCount
+        if status < 0 && firstErrorIndex < 0 { firstErrorIndex = count }
+        count += 1
+    }
+
+    /// Appends `n` bytes at `p` and a NUL to the text.
+    func appendText(_ p: UnsafeRawPointer, _ n: Int) {
+        let text = reserveText(textCount + n + 1)
+        (text + textCount).copyMemory(from: p, byteCount: n)
+        text.storeBytes(of: 0, toByteOffset: textCount + n, as: UInt8.self)
+        textCount += n + 1
+    }
+
+    private func growAnswers() {
+        let grown = 2 * answerCapacity
+        func regrow<T>(_ p: UnsafeMutablePointer<T>, _ keep: Int, _ capacity: Int) -> UnsafeMutablePointer<T> {
+            let q = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+            q.moveInitialize(from: p, count: keep)
+            p.deallocate()
+            return q
+        }
+        statuses = regrow(statuses, count, grown)
+        routeIDs = regrow(routeIDs, count, grown)
+        offsets = regrow(offsets, count + 1, grown + 1)
+        answerCapacity = grown
+    }
+
+    /// Makes the text's buffer at least `bytes` long, keeping what it holds; returns where it is.
+    func reserveText(_ bytes: Int) -> UnsafeMutableRawPointer {
+        guard bytes > textCapacity else { return text }
+        var grown = textCapacity * 2
         while grown < bytes { grown *= 2 }
-        let image = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
-        image.copyMemory(from: self.image, byteCount: capacity)
-        self.image.deallocate()
-        self.image = image
-        capacity = grown
-        return image
+        let text = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
+        text.copyMemory(from: self.text, byteCount: textCount)
+        self.text.deallocate()
+        self.text = text
+        textCapacity = grown
+        return text
+    }
+
+    /// Writes the batch laid out as ilk_match_batch_copy documents to `out` (`size` bytes).
+    func write(to out: UnsafeMutableRawPointer) {
+        out.copyMemory(from: statuses, byteCount: 4 * count)
+        (out + 4 * count).copyMemory(from: routeIDs, byteCount: 4 * count)
+        (out + 8 * count).copyMemory(from: offsets, byteCount: 8 * (count + 1))
+        (out + 16 * count + 8).copyMemory(from: text, byteCount: textCount)
+    }
+
+    /// The batch laid out in a buffer of the handle's, valid until its next use.
+    func image() -> UnsafeRawPointer {
+        if size > imageCapacity {
+            imageBuffer?.deallocate()
+            imageCapacity = max(2 * imageCapacity, size)
+            imageBuffer = .allocate(byteCount: imageCapacity, alignment: 8)
+        }
+        write(to: imageBuffer!)
+        return UnsafeRawPointer(imageBuffer!)
     }
 }
 
@@ -80,7 +140,6 @@ private func matchAll(
     guard urisLength == 0 || uris![urisLength - 1] == 0 else {
         return invalid("uris does not end with a NUL byte (each URI is followed by one)")
     }
-    let count = urisLength == 0 ? 0 : entryCount(uris!, urisLength)
     var method: UnsafePointer<UInt8>? = nil
     var nextMethod: UnsafePointer<UInt8>? = nil, methodsEnd: UnsafePointer<UInt8>? = nil
     switch methods {
@@ -92,32 +151,14 @@ private func matchAll(
     }
     func wrongMethodCount() -> Int32 {
         guard case .each(let each, let length) = methods else { return ILK_OK }
-        b.begin(count: 0)
+        b.clear()
         let given = entryCount(UnsafeRawPointer(each).assumingMemoryBound(to: CChar.self), length)
+        let count = entryCount(uris!, urisLength)
         return invalid("methods holds \(given) entries for \(count) URIs (give one for all, or one per URI)")
     }
-    b.begin(count: count)
-    // The loop writes through locals (the image moves only when the text outgrows it), which
-    // the class's fields, reloaded after every call into the matcher, would cost.
-    var image = b.image, capacity = b.capacity
-    let idsAt = 4 * count, offsetsAt = 8 * count, textStart = b.textStart
-    var end = textStart
-    func answer(_ i: Int, _ status: Int32, _ routeID: UInt32) {
-        image.storeBytes(of: status, toByteOffset: 4 * i, as: Int32.self)
-        image.storeBytes(of: routeID, toByteOffset: idsAt + 4 * i, as: UInt32.self)
-        image.storeBytes(of: end - textStart, toByteOffset: offsetsAt + 8 * (i + 1), as: Int.self)
-    }
-    func append(_ p: UnsafePointer<CChar>, _ n: Int) {
-        if end + n + 1 > capacity {
-            image = b.reserve(end + n + 1)
-            capacity = b.capacity
-        }
-        (image + end).copyMemory(from: p, byteCount: n)
-        image.storeBytes(of: 0, toByteOffset: end + n, as: UInt8.self)
-        end += n + 1
-    }
+    b.clear()
     var start = 0
-    for i in 0..<count {
+    while start < urisLength {
         let uri = uris! + start
         let length = strlen(uri)
         start += length + 1
@@ -132,31 +173,29 @@ private func matchAll(
             let outcome = try b.matcher.match(r.router, methodCString: method, uri: UnsafeRawBufferPointer(start: uri, count: length))
             switch outcome {
             case .matched:
-                let need = b.matcher.packParameters(into: image + end, capacity: capacity - end)
-                if need > capacity - end {
-                    image = b.reserve(end + need)
-                    capacity = b.capacity
-                    _ = b.matcher.packParameters(into: image + end, capacity: capacity - end)
+                let end = b.textCount, room = b.textCapacity - end
+                let need = b.matcher.packParameters(into: b.text + end, capacity: room)
+                if need > room {
+                    _ = b.matcher.packParameters(into: b.reserveText(end + need) + end, capacity: need)
                 }
-                end += need
-                answer(i, ILK_OK, b.matcher.routeID)
+                b.textCount = end + need
+                b.append(status: ILK_OK, routeID: b.matcher.routeID)
             case .notFound:
-                answer(i, ILK_NOT_FOUND, 0)
+                b.append(status: ILK_NOT_FOUND, routeID: 0)
             case .methodNotAllowed:
-                answer(i, ILK_METHOD_NOT_ALLOWED, 0)
+                b.append(status: ILK_METHOD_NOT_ALLOWED, routeID: 0)
             }
         } catch where error.code == .invalidArgument {
             // A malformed method: the batch is left empty rather than half filled.
-            b.begin(count: 0)
+            let i = b.count
+            b.clear()
             if case .each = methods { return fail(InterlockError(.invalidArgument, "method \(i): \(error.message)")) }
             return fail(error)
         } catch {
-            error.description.withCString { append($0, strlen($0)) }
-            answer(i, error.code.rawValue, 0)
-            if b.firstError == count { b.firstError = i }
+            error.description.withCString { b.appendText($0, strlen($0)) }
+            b.append(status: error.code.rawValue, routeID: 0)
         }
     }
-    b.textCount = end - textStart
     if let nextMethod, nextMethod != methodsEnd { return wrongMethodCount() }
     return ILK_OK
 }
@@ -203,7 +242,7 @@ public func ilk_router_match_requests(
         // ilk_match_batch_view's fields, in the header's order: count, first_error, data, size.
         view.storeBytes(of: b.count, toByteOffset: 0, as: Int.self)
         view.storeBytes(of: b.firstError, toByteOffset: 8, as: Int.self)
-        view.storeBytes(of: UnsafeRawPointer(b.image), toByteOffset: 16, as: UnsafeRawPointer.self)
+        view.storeBytes(of: b.image(), toByteOffset: 16, as: UnsafeRawPointer.self)
         view.storeBytes(of: b.size, toByteOffset: 24, as: Int.self)
     }
     return status
@@ -229,7 +268,7 @@ public func ilk_match_batch_arrays(
 public func ilk_match_batch_text(_ b: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
     guard let h = handle(b, as: BatchHandle.self) else { length?.pointee = 0; return nil }
     length?.pointee = h.textCount
-    return UnsafePointer(h.text)
+    return UnsafeRawPointer(h.text).assumingMemoryBound(to: CChar.self)
 }
 
 @_cdecl("ilk_match_batch_copy")
@@ -244,7 +283,6 @@ public func ilk_match_batch_copy(
         return fail(InterlockError(.limit, "out holds \(outLength) bytes; the batch needs \(total)"))
     }
     guard let out else { return invalid("out is NULL") }
-    // The batch is kept in this layout already: one copy.
-    out.copyMemory(from: h.image, byteCount: total)
+    h.write(to: out)
     return ILK_OK
 }

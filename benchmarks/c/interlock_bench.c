@@ -28,8 +28,10 @@ static char *batch_uris, *batch_methods;
 static size_t batch_uris_len, batch_methods_len;
 static ilk_match_batch *batch;
 
-static void batch_pass(void) {
-  ilk_router_match_requests(router, batch_methods, batch_methods_len, batch_uris, batch_uris_len, batch, NULL);
+static ilk_match_batch_view batch_view;
+
+static void batch_pass(void) {      /* with the view, as the Python binding asks for it */
+  ilk_router_match_requests(router, batch_methods, batch_methods_len, batch_uris, batch_uris_len, batch, &batch_view);
 }
 
 static void batch_setup(void) {

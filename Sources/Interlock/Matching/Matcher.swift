@@ -709,13 +709,20 @@ public final class Matcher {
         if !inPlace && valuesPlace != .decoded { copyValues() }
         let source = inPlace ? UnsafeRawPointer(subject) : UnsafeRawPointer(decoded)
         return winner!.pointee.names._withUnsafeGuaranteedRef { names in
-            var need = 0
-            for i in 0..<count { need += names.lengths[i] + (inPlace ? subjectSpan(i).1 : valueLength[i]) + 2 }
-            guard let out, need <= capacity else { return need }
+            // The values lie apart in the subject (and decode no longer), so this bounds the
+            // length: when it fits, nobody measures first.
+            let bound = names.totalBytes + subjectLength + count
+            var wide = true
+            if out == nil || bound + 8 > capacity {
+                var need = 0
+                for i in 0..<count { need += names.lengths[i] + (inPlace ? subjectSpan(i).1 : valueLength[i]) + 2 }
+                guard out != nil, need <= capacity else { return need }
+                wide = need + 8 <= capacity
+            }
+            guard let out else { return 0 }
             // Names and values are short: with eight bytes to spare at `out`, each is copied eight
             // bytes at a time (names, the subject and the decode buffer may all be read so), the
             // bytes past it overwritten by what follows; without, byte for byte.
-            let wide = need + 8 <= capacity
             @inline(__always) func put(_ from: UnsafeRawPointer, _ n: Int, at o: Int) {
                 if wide {
                     var k = 0

@@ -65,10 +65,13 @@ final class ParameterNames: @unchecked Sendable {
     /// Offset and length of each name in `storage`, flat.
     let offsets: UnsafeMutablePointer<Int>
     let lengths: UnsafeMutablePointer<Int>
+    /// The names' bytes with a NUL after each.
+    let totalBytes: Int
 
     init(_ names: [String]) {
         self.names = names
         let total = names.reduce(0) { $0 + $1.utf8.count + 1 }
+        totalBytes = total
         storage = .allocate(capacity: total + 8)
         storage.initialize(repeating: 0, count: total + 8)
         offsets = .allocate(capacity: max(names.count, 1))

@@ -8,6 +8,7 @@ import Interlock
 /// places would depend on a count of the URIs made before the lookups, a pass over them all.)
 final class BatchHandle {
     let matcher = Matcher(preallocate: true)
+    /// The number of answers: one per URI looked up.
     private(set) var count = 0
     private var firstErrorIndex = -1
     /// The index of the first answer whose status is an error, or `count`.

@@ -704,47 +704,41 @@ public final class Matcher {
     package func packParameters(into out: UnsafeMutableRawPointer?, capacity: Int) -> Int {
         let count = parameterCount
         guard count > 0 else { return 0 }
-        // Values are read in place when the path had no escapes, else decoded first.
-        let inPlace = valuesPlace != .decoded && !spans.pathHasEscapes
-        if !inPlace && valuesPlace != .decoded { copyValues() }
-        let source = inPlace ? UnsafeRawPointer(subject) : UnsafeRawPointer(decoded)
         return winner!.pointee.names._withUnsafeGuaranteedRef { names in
-            // The values lie apart in the subject (and decode no longer), so this bounds the
-            // length: when it fits, nobody measures first.
-            let bound = names.totalBytes + subjectLength + count
-            var wide = true
-            if out == nil || bound + 8 > capacity {
-                var need = 0
-                for i in 0..<count { need += names.lengths[i] + (inPlace ? subjectSpan(i).1 : valueLength[i]) + 2 }
-                guard out != nil, need <= capacity else { return need }
-                wide = need + 8 <= capacity
-            }
-            guard let out else { return 0 }
             // Names and values are short: with eight bytes to spare at `out`, each is copied eight
             // bytes at a time (names, the subject and the decode buffer may all be read so), the
             // bytes past it overwritten by what follows; without, byte for byte.
-            @inline(__always) func put(_ from: UnsafeRawPointer, _ n: Int, at o: Int) {
-                if wide {
-                    var k = 0
-                    repeat {
-                        out.storeBytes(of: (from + k).loadUnaligned(as: UInt64.self), toByteOffset: o + k, as: UInt64.self)
-                        k += 8
-                    } while k < n
-                } else {
-                    (out + o).copyMemory(from: from, byteCount: n)
+            func write(_ out: UnsafeMutableRawPointer, wide: Bool) -> Int {
+                @inline(__always) func put(_ from: UnsafeRawPointer, _ n: Int, at o: Int) {
+                    if wide {
+                        var k = 0
+                        repeat {
+                            out.storeBytes(of: (from + k).loadUnaligned(as: UInt64.self), toByteOffset: o + k, as: UInt64.self)
+                            k += 8
+                        } while k < n
+                    } else {
+                        (out + o).copyMemory(from: from, byteCount: n)
+                    }
+                    out.storeBytes(of: 0, toByteOffset: o + n, as: UInt8.self)
                 }
-                out.storeBytes(of: 0, toByteOffset: o + n, as: UInt8.self)
+                var o = 0
+                for i in 0..<count {
+                    let nameLength = names.lengths[i]
+                    put(names.pointer(i), nameLength, at: o)
+                    o += nameLength + 1
+                    let (value, length) = parameterValueBytes(i)
+                    put(value, length, at: o)
+                    o += length + 1
+                }
+                return o
             }
-            var o = 0
-            for i in 0..<count {
-                let nameLength = names.lengths[i]
-                put(names.pointer(i), nameLength, at: o)
-                o += nameLength + 1
-                let (start, length) = inPlace ? subjectSpan(i) : (valueStart[i], valueLength[i])
-                put(source + start, length, at: o)
-                o += length + 1
-            }
-            return o
+            // The values lie apart in the subject (and decode no longer), so this bounds the
+            // length: when it fits, nobody measures first.
+            if let out, names.totalBytes + subjectLength + count + 8 <= capacity { return write(out, wide: true) }
+            var need = 0
+            for i in 0..<count { need += names.lengths[i] + parameterValueBytes(i).1 + 2 }
+            guard let out, need <= capacity else { return need }
+            return write(out, wide: need + 8 <= capacity)
         }
     }
 

@@ -119,4 +119,28 @@ struct ResolveTests {
         #expect(try r.resolve("/outer").response.body == Array("inner".utf8))
         #expect(try r.resolve("/added-later").status == .ok)
     }
+
+    /// A resolve reads what runs around a route from the pipeline it began with: a destination
+    /// replaced between resolves runs from the next one, and a route a filter adds mid-resolve
+    /// (newer than that pipeline) runs its own destination when the filter redirects to it.
+    @Test func routePartsChangedBetweenOrDuringResolvesAreTheOnesThatRun() throws {
+        let r = Router()
+        let a = try r.addRoute("/a") { _, response in response.body = Array("first".utf8) }
+        #expect(try r.resolve("/a").response.body == Array("first".utf8))
+        try r.setDestination({ _, response in response.body = Array("second".utf8) }, for: a)
+        #expect(try r.resolve("/a").response.body == Array("second".utf8))
+        try r.setGuard({ _ in false }, for: a)
+        #expect(try r.resolve("/a").status == .guarded)
+
+        r.addFilter(Filter(name: "maker") { request, chain in
+            guard request.path == "/start" else { return .proceed(try chain.next(request)) }
+            try r.addRoute("/made") { _, response in response.body = Array("made".utf8) }
+            return .redirect("/made")
+        })
+        let made = try r.resolve("/start")
+        #expect(made.status == .ok)
+        #expect(made.response.body == Array("made".utf8))
+        #expect(made.redirects == ["/made"])
+        #expect(try r.resolve("/made").response.body == Array("made".utf8))
+    }
 }

@@ -73,6 +73,8 @@ final class PipelineRun: @unchecked Sendable {
     /// holds the parts until `finish`, which sets these back to none.
     private var passRouteID: RouteID = 0
     private var passParts: Unmanaged<RouteParts> = .passUnretained(.empty)
+    /// The parts of routes added after `global` was built that this resolve matched.
+    private var laterParts: [RouteParts] = []
 
     init(router: Router, global: GlobalPipeline, pooled: PooledMatcher) {
         self.router = router
@@ -113,18 +115,28 @@ final class PipelineRun: @unchecked Sendable {
         let request = matcher.request(method: method, bytes: bytes, matched: outcome == .matched,
                                       sharingStateWith: log.firstMatch)
         let routeID = outcome == .matched ? matcher.routeID : 0
-        let parts = routeID != 0 ? router.parts(of: routeID) : .empty
+        let parts = routeID == 0 ? .passUnretained(.empty) : parts(of: routeID, on: router)
         log.matched(request, outcome)
         return Created(request: request, routeID: routeID, parts: parts,
                        allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
+    }
+
+    /// What runs around route `id`, borrowed: from the global pipeline the run holds, or, for a
+    /// route added since, taken under the router's lock and held by the run until `finish`.
+    private func parts(of id: RouteID, on router: Router) -> Unmanaged<RouteParts> {
+        if let parts = globalRef._withUnsafeGuaranteedRef({ $0.parts(of: id) }) { return parts }
+        let parts = router.parts(of: id)
+        laterParts.append(parts)
+        return .passUnretained(parts)
     }
 
     struct Created {
         let request: Request
         /// The matched route's id (0: none matched).
         let routeID: RouteID
-        /// What runs around the matched route (empty when none matched).
-        let parts: RouteParts
+        /// What runs around the matched route (empty when none matched): borrowed from the run's
+        /// global pipeline, or held by the run (`partsHeld`).
+        let parts: Unmanaged<RouteParts>
         /// Set when the path matched only under other methods.
         let allowed: [String]?
     }
@@ -156,6 +168,7 @@ final class PipelineRun: @unchecked Sendable {
         pass = nil                      // a chain kept by a filter can no longer run
         passRouteID = 0
         passParts = .passUnretained(.empty)
+        if !laterParts.isEmpty { laterParts = [] }
         attempt += 1
         var trace = TraceLog()
         swap(&trace, &log)              // moved out, not copied
@@ -176,7 +189,7 @@ final class PipelineRun: @unchecked Sendable {
     private func attempts(_ created: consuming Created) -> (PassStatus, Request, Response) {
         var retries = 0
         passRouteID = created.routeID
-        passParts = .passUnretained(created.parts)
+        passParts = created.parts
         pass = consume created      // what the filters' chains and the terminal stages read
         while true {
             attempt += 1
@@ -304,7 +317,8 @@ final class PipelineRun: @unchecked Sendable {
             if id == passRouteID {
                 return try passParts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
             }
-            return try terminal(request, route, id == 0 ? .empty : router.parts(of: id))
+            let parts = id == 0 ? .passUnretained(.empty) : parts(of: id, on: router)
+            return try parts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
         }
     }
 

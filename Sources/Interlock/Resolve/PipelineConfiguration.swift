@@ -58,6 +58,9 @@ final class GlobalPipeline: Sendable {
     let retryLimit: Int
     /// The filters' and interceptors' names, for traces.
     let names: StageNames
+    /// What runs around each route, at index id - 1, as it stood when this was built: a resolve
+    /// reads it without the router's lock (two atomic operations) or a reference counted.
+    let routes: [RouteParts]
 
     init(_ c: PipelineConfiguration) {
         filters = c.filters
@@ -67,6 +70,15 @@ final class GlobalPipeline: Sendable {
         redirectLimit = c.redirectLimit
         retryLimit = c.retryLimit
         names = StageNames(filters: c.filters, requestLeaves: c.requestLeaves, responseLeaves: c.responseLeaves)
+        routes = c.routes
+    }
+
+    /// What runs around route `id`, borrowed from this pipeline (which the run holds); nil for
+    /// a route added after it was built.
+    func parts(of id: RouteID) -> Unmanaged<RouteParts>? {
+        let i = Int(id) - 1
+        guard i >= 0, i < routes.count else { return nil }
+        return routes.withUnsafeBufferPointer { .passUnretained($0[i]) }
     }
 }
 
@@ -78,8 +90,9 @@ struct PipelineConfiguration {
     var defaultDestination: Destination? = nil { didSet { snapshot = nil } }
     var redirectLimit = 8 { didSet { snapshot = nil } }
     var retryLimit = 3 { didSet { snapshot = nil } }
-    /// One entry per route, at index id - 1.
-    var routes: [RouteParts] = []
+    /// One entry per route, at index id - 1. A change makes a new global part (the resolves
+    /// that follow read it from there), and copies the array once if a run still holds it.
+    var routes: [RouteParts] = [] { didSet { snapshot = nil } }
     private var snapshot: GlobalPipeline? = nil
 
     /// Whether the global pipeline whose identity is `id` is the global part as it stands (no
@@ -112,10 +125,21 @@ extension Router {
     /// Sets (or replaces) the destination of route `id`. Throws `.unknownRoute` for an id no
     /// route has.
     public func setDestination(_ destination: @escaping Destination, for id: RouteID) throws(InterlockError) {
-        try state.withLock { (s: inout State) throws(InterlockError) in
+        try changeParts(of: id) { $0.with(destination: destination) }
+    }
+
+    /// Replaces what runs around route `id` by `change` of it, and lets go of the spare runs at
+    /// once: they hold the parts as they were, so a replaced callback (and its C userdata) is
+    /// let go of now, not at the next resolve.
+    private func changeParts(of id: RouteID, _ change: (RouteParts) -> RouteParts) throws(InterlockError) {
+        let stale = try state.withLock { (s: inout State) throws(InterlockError) -> [PipelineRun] in
             try s.checkRoute(id)
-            s.pipeline.routes[Int(id) - 1] = s.pipeline.routes[Int(id) - 1].with(destination: destination)
+            s.pipeline.routes[Int(id) - 1] = change(s.pipeline.routes[Int(id) - 1])
+            var stale: [PipelineRun] = []
+            swap(&stale, &s.runs)
+            return stale
         }
+        _ = consume stale
     }
 
     /// The destination that runs when no route matches; nil for none.
@@ -131,35 +155,26 @@ extension Router {
 
     /// Adds a request interceptor: global (route nil) or in a route's scope.
     public func addRequestInterceptor(_ interceptor: RequestInterceptor, route: RouteID? = nil) throws(InterlockError) {
-        try state.withLock { (s: inout State) throws(InterlockError) in
-            if let route {
-                try s.checkRoute(route)
-                s.pipeline.routes[Int(route) - 1] = s.pipeline.routes[Int(route) - 1].adding(interceptor.leaves)
-            } else {
-                s.pipeline.requestLeaves += interceptor.leaves
-            }
+        if let route {
+            try changeParts(of: route) { $0.adding(interceptor.leaves) }
+        } else {
+            state.withLock { $0.pipeline.requestLeaves += interceptor.leaves }
         }
     }
 
     /// Adds a response interceptor: global (route nil) or in a route's scope.
     public func addResponseInterceptor(_ interceptor: ResponseInterceptor, route: RouteID? = nil) throws(InterlockError) {
-        try state.withLock { (s: inout State) throws(InterlockError) in
-            if let route {
-                try s.checkRoute(route)
-                s.pipeline.routes[Int(route) - 1] = s.pipeline.routes[Int(route) - 1].adding(interceptor.leaves)
-            } else {
-                s.pipeline.responseLeaves += interceptor.leaves
-            }
+        if let route {
+            try changeParts(of: route) { $0.adding(interceptor.leaves) }
+        } else {
+            state.withLock { $0.pipeline.responseLeaves += interceptor.leaves }
         }
     }
 
     /// Sets (or replaces, or with nil removes) the guard of route `id`. Throws `.unknownRoute` for
     /// an id no route has.
     public func setGuard(_ routeGuard: Guard?, for id: RouteID) throws(InterlockError) {
-        try state.withLock { (s: inout State) throws(InterlockError) in
-            try s.checkRoute(id)
-            s.pipeline.routes[Int(id) - 1] = s.pipeline.routes[Int(id) - 1].with(routeGuard: routeGuard)
-        }
+        try changeParts(of: id) { $0.with(routeGuard: routeGuard) }
     }
 
     /// How many redirects one resolve may follow before it ends as `redirectLoop` (8 unless set).

@@ -34,8 +34,9 @@ extension Router {
 }
 
 /// The state of one resolve while it runs. Everything it needs from the router is taken once, at
-/// the start (the global pipeline, a matcher) or once per match (what runs around the route), so
-/// no lock is held while callbacks run and a callback may resolve or add routes.
+/// the start: the global pipeline (which lists what runs around each route) and a matcher. So no
+/// lock is held while callbacks run, and a callback may resolve, add routes or change them; only
+/// a route added after the run began is looked up under the lock when matched.
 ///
 /// A run is used again by later resolves of its router while the global pipeline stays the same
 /// (see `Router.beginResolve`): it ends each resolve as it began (no pass, an empty trace and no
@@ -135,7 +136,7 @@ final class PipelineRun: @unchecked Sendable {
         /// The matched route's id (0: none matched).
         let routeID: RouteID
         /// What runs around the matched route (empty when none matched): borrowed from the run's
-        /// global pipeline, or held by the run (`partsHeld`).
+        /// global pipeline, or held by the run (`laterParts`).
         let parts: Unmanaged<RouteParts>
         /// Set when the path matched only under other methods.
         let allowed: [String]?

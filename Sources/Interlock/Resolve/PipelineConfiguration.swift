@@ -10,8 +10,8 @@ public struct PendingLink: Equatable, Sendable {
 }
 
 /// What runs around one route: its destination, guard and scoped interceptors (flattened to the
-/// closures that run). Immutable: a change replaces the object, so a resolve takes it with one
-/// reference and no lock held while it runs.
+/// closures that run). Immutable: a change replaces the object (and so the global pipeline that
+/// lists it), so a resolve reads it from the global pipeline it holds, with no lock taken.
 final class RouteParts: Sendable {
     let destination: Destination?
     let routeGuard: Guard?
@@ -135,9 +135,7 @@ extension Router {
         let stale = try state.withLock { (s: inout State) throws(InterlockError) -> [PipelineRun] in
             try s.checkRoute(id)
             s.pipeline.routes[Int(id) - 1] = change(s.pipeline.routes[Int(id) - 1])
-            var stale: [PipelineRun] = []
-            swap(&stale, &s.runs)
-            return stale
+            return s.takeRuns()
         }
         _ = consume stale
     }
@@ -247,9 +245,7 @@ extension Router {
     /// here, outside the lock (letting go of callbacks may run a C free function).
     @inline(never) private func freshRun() -> PipelineRun {
         let (global, matcher, stale) = state.withLock { s -> (GlobalPipeline, PooledMatcher?, [PipelineRun]) in
-            var stale: [PipelineRun] = []
-            swap(&stale, &s.runs)
-            return (s.pipeline.global(), s.pool.popLast(), stale)
+            (s.pipeline.global(), s.pool.popLast(), s.takeRuns())
         }
         _ = consume stale
         return PipelineRun(router: self, global: global, pooled: matcher ?? PooledMatcher(matcher: Matcher()))
@@ -273,6 +269,14 @@ extension Router {
 }
 
 extension Router.State {
+    /// The spare runs, moved out (to be let go of after the lock: letting go of callbacks may
+    /// run a C free function).
+    mutating func takeRuns() -> [PipelineRun] {
+        var taken: [PipelineRun] = []
+        swap(&taken, &runs)
+        return taken
+    }
+
     /// Throws `.unknownRoute` unless `id` names a route.
     func checkRoute(_ id: RouteID) throws(InterlockError) {
         guard id >= 1, Int(id) <= routes.count else { throw InterlockError(.unknownRoute, "no route has id \(id)") }

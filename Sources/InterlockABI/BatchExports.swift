@@ -19,8 +19,8 @@ final class BatchHandle {
     private(set) var offsets: UnsafeMutablePointer<Int>
     private(set) var answerCapacity = 256
     private(set) var text: UnsafeMutableRawPointer
-    fileprivate(set) var textCount = 0
-    private(set) var textCapacity = 4096
+    private(set) var textCount = 0
+    private var textCapacity = 4096
     private var imageBuffer: UnsafeMutableRawPointer? = nil
     private var imageCapacity = 0
 
@@ -81,8 +81,18 @@ final class BatchHandle {
         answerCapacity = grown
     }
 
+    /// Appends the parameters of the matcher's last match to the text, packed (see
+    /// `Matcher.packParameters`): into the room the text has, or, if they need more, packed
+    /// again once it is grown.
+    func appendParameters() {
+        let end = textCount, room = textCapacity - end
+        let need = matcher.packParameters(into: text + end, capacity: room)
+        if need > room { _ = matcher.packParameters(into: reserveText(end + need) + end, capacity: need) }
+        textCount = end + need
+    }
+
     /// Makes the text's buffer at least `bytes` long, keeping what it holds; returns where it is.
-    func reserveText(_ bytes: Int) -> UnsafeMutableRawPointer {
+    private func reserveText(_ bytes: Int) -> UnsafeMutableRawPointer {
         guard bytes > textCapacity else { return text }
         var grown = textCapacity * 2
         while grown < bytes { grown *= 2 }
@@ -174,12 +184,7 @@ private func matchAll(
             let outcome = try b.matcher.match(r.router, methodCString: method, uri: UnsafeRawBufferPointer(start: uri, count: length))
             switch outcome {
             case .matched:
-                let end = b.textCount, room = b.textCapacity - end
-                let need = b.matcher.packParameters(into: b.text + end, capacity: room)
-                if need > room {
-                    _ = b.matcher.packParameters(into: b.reserveText(end + need) + end, capacity: need)
-                }
-                b.textCount = end + need
+                b.appendParameters()
                 b.append(status: ILK_OK, routeID: b.matcher.routeID)
             case .notFound:
                 b.append(status: ILK_NOT_FOUND, routeID: 0)

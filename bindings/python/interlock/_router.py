@@ -755,10 +755,7 @@ class Router:
         every URI, or a sequence of one per URI (None or "" for any method). Returns a `MatchList`:
         a sequence of `Match` or None, one per URI, each made when first read. Raises URIError for
         the first malformed URI (the message names its index)."""
-        try:
-            slot = self._slots.slot
-        except AttributeError:
-            slot = self._slot()
+        slot = self._slot()
         count = len(uris)
         # The URIs one after another, each followed by a NUL: the last by the one that ends every
         # bytes object, which c_char_p hands over (not appending it spares a copy of them all).

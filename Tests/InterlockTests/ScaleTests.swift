@@ -210,6 +210,64 @@ struct StaticProbeTests {
         #expect(matched > 100 && failed > 100)   // both kinds of answer are compared
     }
 
+    /// A bare path the table holds is answered from the path's entry alone when one of its
+    /// routes takes the request's method (a common one, or none), through either lookup (a method
+    /// as bytes, or NUL-terminated as the C door gives it). The answers must be the tree's:
+    /// routes bound to a scheme or host, methods the shortcut does not recognize, a method not
+    /// allowed, a less specific route that takes the method, and every lookup after it on the
+    /// same matcher.
+    @Test(arguments: [RouterOptions(), .caseInsensitive, .strictSlash])
+    func theWholePathShortcutAnswersAsTheTree(options: RouterOptions) throws {
+        let r = Router(options: options, staticProbe: .always)
+        let walking = Router(options: options, staticProbe: .never)
+        for pattern in ["GET /docs/a", "POST /docs/a", "/docs/b", "https://example.com/docs/c", "GET /docs/c",
+                        "myapp://open/docs/d", "/docs/:name", "PUT /docs/:name/edit", "OPTIONS /docs/e", "PURGEALLOFIT /docs/f",
+                        "HEAD /docs/g", "DELETE /docs/g", "/docs/a/", "/x%2Fy/z", "GET /"] {
+            #expect(try r.addRoute(pattern) == walking.addRoute(pattern))
+        }
+        #expect(try r.compiledTable().probesStatic && !walking.compiledTable().probesStatic)
+        let uris = ["/docs/a", "/docs/b", "/docs/c", "/docs/d", "/docs/e", "/docs/f", "/docs/g", "/docs/a/", "/docs/z",
+                    "/docs/z/edit", "/DOCS/a", "/x%2Fy/z", "/x%2fy/z", "/docs/a?q=1", "/docs/b#f", "/docs/a?bad%zz", "/",
+                    "https://example.com/docs/c", "/docs//a", "/nothing"]
+        let methods: [String?] = [nil, "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "PURGEALLOFIT", "get", "G T", ""]
+        let m = Matcher()
+        var answered = 0, refused = 0, notAllowed = 0
+        for uri in uris {
+            for method in methods {
+                let tree = Result { () throws(InterlockError) in try walking.match(uri, method: method) }
+                let viaBytes = Result { () throws(InterlockError) in try r.match(uri, method: method) }
+                var methodBytes = Array((method ?? "").utf8)
+                methodBytes.append(0)
+                let uriBytes = Array(uri.utf8)
+                let viaC = methodBytes.withUnsafeBufferPointer { p in
+                    uriBytes.withUnsafeBytes { u in
+                        Result { () throws(InterlockError) -> MatchResult in
+                            switch try m.match(r, methodCString: method == nil ? nil : p.baseAddress!, uri: u) {
+                            case .matched: return .matched(m.routeMatch())
+                            case .notFound: return .notFound
+                            case .methodNotAllowed: return .methodNotAllowed(allowed: m.allowedMethods)
+                            }
+                        }
+                    }
+                }
+                for got in [viaBytes, viaC] {
+                    switch (tree, got) {
+                    case (.success(let x), .success(let y)):
+                        #expect(x == y, "\(method ?? "*") \(uri)")
+                        if case .matched = y { answered += 1 }
+                        if case .methodNotAllowed = y { notAllowed += 1 }
+                    case (.failure(let x), .failure(let y)):
+                        #expect(x.code == y.code && x.offset == y.offset, "\(uri): \(x) / \(y)")
+                        refused += 1
+                    default:
+                        Issue.record("\(method ?? "*") \(uri): \(tree) / \(got)")
+                    }
+                }
+            }
+        }
+        #expect(answered > 80 && notAllowed > 10 && refused > 10, "\(answered) matched, \(notAllowed) not allowed, \(refused) refused")
+    }
+
     @Test func onlyMostlyAllLiteralTablesTryTheShortcut() throws {
         let r = Router()
         for i in 0..<10 { try r.addRoute("/static/\(i)") }

@@ -60,6 +60,9 @@ public final class Matcher {
     private var probesStatic = false
     /// The entry of the URI's own path, when it is one `staticProbe` holds byte for byte.
     private var probed: StaticEntry? = nil
+    /// What `matchWholeStaticPath` found out, for `takeStaticPath` in the same lookup (which
+    /// sets it back to `.unknown`).
+    private var wholeURIHeld = StaticHold.unknown
     /// Where the request's method lies in the subject (empty for any): simple units check it.
     private var methodStart = 0
     private var methodLength = 0
@@ -157,7 +160,10 @@ public final class Matcher {
     /// Looks up `uri` with `method` (nil: any method). Throws `.uri` for a malformed URI,
     /// `.invalidArgument` for a malformed method, `.limit` if a constraint exceeds the match limit.
     public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
-        try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
+        if probesStatic && matchesWholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) {
+            return .matched
+        }
+        return try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
             guard let method else { return 0 }
             guard !method.isEmpty, method.count <= maximumMethodLength else { throw Matcher.badMethodLength(method.count) }
             var i = 0
@@ -172,7 +178,10 @@ public final class Matcher {
     /// `match(_:method:uri:)` with the method as a NUL-terminated string: its bytes are checked
     /// and copied in one pass, without measuring it first (the C interface's lookup).
     public func match(_ router: Router, methodCString method: UnsafePointer<UInt8>?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
-        try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
+        if probesStatic && matchesWholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) {
+            return .matched
+        }
+        return try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
             guard let method else { return 0 }
             if let (word, length) = Matcher.commonMethod(method) {
                 // The subject has room for eight bytes where the method goes.
@@ -219,6 +228,17 @@ public final class Matcher {
         return nil
     }
 
+    /// `commonMethod` for a method given by its bytes: the word and length of GET, POST, PUT,
+    /// PATCH, DELETE or HEAD, nil for any other.
+    @inline(__always) static func commonMethod(_ m: UnsafeRawBufferPointer) -> (UInt64, Int)? {
+        guard m.count >= 3 && m.count <= 6 else { return nil }
+        let word = MethodWord.of(m)
+        switch word {
+        case 0x54_45_47, 0x54_53_4F_50, 0x54_55_50, 0x48_43_54_41_50, 0x45_54_45_4C_45_44, 0x44_41_45_48: return (word, m.count)
+        default: return nil
+        }
+    }
+
     /// The error for a method of `length` bytes: empty, or longer than any method may be.
     private static func badMethodLength(_ length: Int) -> InterlockError {
         InterlockError(.invalidArgument, length == 0 ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
@@ -244,9 +264,7 @@ public final class Matcher {
         parameterCount = 0
         pathFitted = false
         if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
-        if router.serial != tableSerial || router.generation.load(ordering: .acquiring) != tableGeneration || tableRoot == nil {
-            try refresh(router)
-        }
+        if !isCurrent(router) { try refresh(router) }
         guard tableRoot != nil else { return .notFound }
         if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
             subject.deallocate(); decoded.deallocate(); segmentEnds.deallocate()
@@ -333,11 +351,13 @@ public final class Matcher {
     /// ends. Only a URI that is none of them is looked through for a query or fragment.
     @inline(never) private func takeStaticPath(_ uri: UnsafeRawBufferPointer) throws(InterlockError) -> Bool {
         probed = nil
+        let wholeURIHeld = self.wholeURIHeld
+        self.wholeURIHeld = .unknown
         guard !staticProbe.fold, let base = uri.baseAddress, uri.count >= 2, uri.count <= maximumURILength,
               uri[0] == slash else { return false }
         let path = base.assumingMemoryBound(to: UInt8.self)
         var end = uri.count
-        var found = staticProbe.lookup(path, end)
+        var found = wholeURIHeld == .no ? nil : staticProbe.lookup(path, end)
         if found == nil {
             guard let pathEnd = URIParser.barePathEnd(uri), pathEnd < end else { return false }
             end = pathEnd
@@ -347,6 +367,62 @@ public final class Matcher {
         try URIParser.parse(uri, normalizedPathEnd: end, into: subject, spans: &spans)
         probed = entry
         return true
+    }
+
+    /// Whether the compiled table this matcher holds is `router`'s current one.
+    @inline(__always) private func isCurrent(_ router: Router) -> Bool {
+        router.serial == tableSerial && router.generation.load(ordering: .acquiring) == tableGeneration && tableRoot != nil
+    }
+
+    /// The shortcut both lookups try first on a table that probes its all-literal paths, for a
+    /// request whose method is `common` (a common method's word and length, or none): see
+    /// `matchWholeStaticPath`. What it found out waits in `wholeURIHeld` for the general lookup,
+    /// which reaches `takeStaticPath` whenever this did not answer (the table is current and
+    /// probes), and which takes it from there.
+    @inline(__always) private func matchesWholeStaticPath(_ router: Router, _ uri: UnsafeRawBufferPointer, _ common: (UInt64, Int)?) -> Bool {
+        guard isCurrent(router), let (word, length) = common else { return false }
+        wholeURIHeld = matchWholeStaticPath(uri, method: word, length)
+        return wholeURIHeld == .matched
+    }
+
+    /// Whether the all-literal table holds a URI as it is, as far as a lookup found out.
+    enum StaticHold {
+        /// Not probed.
+        case unknown
+        /// It does not (or the URI is not a bare path).
+        case no
+        /// It does, but none of the path's routes took the request.
+        case yes
+        /// It does, and the lookup is answered.
+        case matched
+    }
+
+    /// The whole lookup for a URI that is a bare path the all-literal table holds byte for byte,
+    /// under one of the common methods (`word`, `length` bytes) or none: the most frequent lookup
+    /// on a mostly static table, answered from the path's entry without parsing or writing the
+    /// subject's tail. A bare path has no scheme or host, so only routes that name none accept it
+    /// (as `matchStatic` decides with empty ones). Anything but `.matched` leaves what the general
+    /// lookup reads as it was, and tells it whether to probe the whole URI again: when none of
+    /// the path's routes takes the method, the general lookup decides (less specific routes, or a
+    /// method not allowed).
+    @inline(never) private func matchWholeStaticPath(_ uri: UnsafeRawBufferPointer, method word: UInt64, _ length: Int) -> StaticHold {
+        guard !staticProbe.fold, let base = uri.baseAddress, uri.count >= 2, uri.count <= maximumURILength, uri[0] == slash,
+              let entry = staticProbe.lookup(base.assumingMemoryBound(to: UInt8.self), uri.count) else { return .no }
+        guard uri.count <= subjectCapacity else { return .yes }     // the general lookup grows the subject first
+        let records = entry.records
+        for i in 0..<entry.count where entry.field(i, 0).1 <= 0 && entry.field(i, 1).1 <= 0 {
+            // A common method's word is never `MethodWord.long`: no byte of it is read.
+            if !records[i].accepts(method: word, subject, length) { continue }
+            if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
+            pathFitted = false
+            // The subject holds the path, as after any lookup.
+            UnsafeMutableRawPointer(subject).copyMemory(from: base, byteCount: uri.count)
+            spans = URISpans()
+            spans.pathLength = uri.count
+            record(records + i)
+            return .matched
+        }
+        return .yes
     }
 
     /// Tries the all-literal table for the path in `subject` (or the entry `takeStaticPath`

@@ -265,6 +265,20 @@ struct StaticProbeTests {
                 }
             }
         }
+        // A resolve builds its request from the lookup: the same parts either way.
+        var resolved = 0
+        for uri in uris {
+            for method in methods {
+                guard let a = try? r.resolve(uri, method: method), let b = try? walking.resolve(uri, method: method) else { continue }
+                #expect(a.status == b.status && a.route?.id == b.route?.id, "\(method ?? "*") \(uri)")
+                #expect(a.request.uri == b.request.uri && a.request.path == b.request.path && a.request.query == b.request.query
+                        && a.request.fragment == b.request.fragment && a.request.scheme == b.request.scheme
+                        && a.request.host == b.request.host && a.request.method == b.request.method, "\(method ?? "*") \(uri)")
+                #expect(a.request.parameters.map { "\($0.name)=\($0.value)" } == b.request.parameters.map { "\($0.name)=\($0.value)" })
+                if a.route != nil { resolved += 1 }
+            }
+        }
+        #expect(resolved > 40)
         #expect(answered > 80 && notAllowed > 10 && refused > 10, "\(answered) matched, \(notAllowed) not allowed, \(refused) refused")
     }
 

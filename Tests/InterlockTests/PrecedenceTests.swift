@@ -144,6 +144,10 @@ struct PrecedenceTests {
             } else {
                 #expect(!common.contains(method), "\(method) is common")
             }
+            // The same methods recognized from their bytes alone (no NUL after them).
+            let fromBytes = Array(method.utf8).withUnsafeBytes { Matcher.commonMethod($0) }
+            let fromCString = bytes.withUnsafeBufferPointer { Matcher.commonMethod($0.baseAddress!) }
+            #expect(fromBytes?.0 == fromCString?.0 && fromBytes?.1 == fromCString?.1, "\(method)")
         }
     }
 

@@ -208,21 +208,21 @@ public final class Matcher {
     @inline(__always) static func commonMethod(_ m: UnsafePointer<UInt8>) -> (UInt64, Int)? {
         switch m[0] {
         case 0x47:      // G
-            if m[1] == 0x45 && m[2] == 0x54 && m[3] == 0 { return (0x54_45_47, 3) }                   // GET
+            if m[1] == 0x45 && m[2] == 0x54 && m[3] == 0 { return (MethodWord.get, 3) }                   // GET
         case 0x50:      // P
             switch m[1] {
-            case 0x4F: if m[2] == 0x53 && m[3] == 0x54 && m[4] == 0 { return (0x54_53_4F_50, 4) }      // POST
-            case 0x55: if m[2] == 0x54 && m[3] == 0 { return (0x54_55_50, 3) }                         // PUT
+            case 0x4F: if m[2] == 0x53 && m[3] == 0x54 && m[4] == 0 { return (MethodWord.post, 4) }      // POST
+            case 0x55: if m[2] == 0x54 && m[3] == 0 { return (MethodWord.put, 3) }                         // PUT
             case 0x41:
-                if m[2] == 0x54 && m[3] == 0x43 && m[4] == 0x48 && m[5] == 0 { return (0x48_43_54_41_50, 5) }  // PATCH
+                if m[2] == 0x54 && m[3] == 0x43 && m[4] == 0x48 && m[5] == 0 { return (MethodWord.patch, 5) }  // PATCH
             default: break
             }
         case 0x44:      // D
             if m[1] == 0x45 && m[2] == 0x4C && m[3] == 0x45 && m[4] == 0x54 && m[5] == 0x45 && m[6] == 0 {
-                return (0x45_54_45_4C_45_44, 6)                                                          // DELETE
+                return (MethodWord.delete, 6)                                                          // DELETE
             }
         case 0x48:      // H
-            if m[1] == 0x45 && m[2] == 0x41 && m[3] == 0x44 && m[4] == 0 { return (0x44_41_45_48, 4) }  // HEAD
+            if m[1] == 0x45 && m[2] == 0x41 && m[3] == 0x44 && m[4] == 0 { return (MethodWord.head, 4) }  // HEAD
         default: break
         }
         return nil
@@ -234,7 +234,7 @@ public final class Matcher {
         guard m.count >= 3 && m.count <= 6 else { return nil }
         let word = MethodWord.of(m)
         switch word {
-        case 0x54_45_47, 0x54_53_4F_50, 0x54_55_50, 0x48_43_54_41_50, 0x45_54_45_4C_45_44, 0x44_41_45_48: return (word, m.count)
+        case MethodWord.get, MethodWord.post, MethodWord.put, MethodWord.patch, MethodWord.delete, MethodWord.head: return (word, m.count)
         default: return nil
         }
     }

@@ -73,6 +73,9 @@ enum MethodWord {
     static let any: UInt64 = 0
     /// A method longer than eight bytes.
     static let long: UInt64 = .max
+    /// The common methods' words (what `Matcher.commonMethod` recognizes).
+    static let get: UInt64 = 0x54_45_47, post: UInt64 = 0x54_53_4F_50, put: UInt64 = 0x54_55_50
+    static let patch: UInt64 = 0x48_43_54_41_50, delete: UInt64 = 0x45_54_45_4C_45_44, head: UInt64 = 0x44_41_45_48
 
     static func of<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt64 {
         if bytes.isEmpty { return any }

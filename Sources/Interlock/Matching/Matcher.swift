@@ -353,9 +353,7 @@ public final class Matcher {
         probed = nil
         let wholeURIHeld = self.wholeURIHeld
         self.wholeURIHeld = .unknown
-        guard !staticProbe.fold, let base = uri.baseAddress, uri.count >= 2, uri.count <= maximumURILength,
-              uri[0] == slash else { return false }
-        let path = base.assumingMemoryBound(to: UInt8.self)
+        guard let path = wholeURIAsPath(uri) else { return false }
         var end = uri.count
         var found = wholeURIHeld == .no ? nil : staticProbe.lookup(path, end)
         if found == nil {
@@ -367,6 +365,14 @@ public final class Matcher {
         try URIParser.parse(uri, normalizedPathEnd: end, into: subject, spans: &spans)
         probed = entry
         return true
+    }
+
+    /// The URI itself as a path the all-literal table may hold byte for byte: a bare path ("/"
+    /// first) no longer than any URI may be, on a table of exact case; nil for any other.
+    @inline(__always) private func wholeURIAsPath(_ uri: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {
+        guard !staticProbe.fold, let base = uri.baseAddress, uri.count >= 2, uri.count <= maximumURILength,
+              uri[0] == slash else { return nil }
+        return base.assumingMemoryBound(to: UInt8.self)
     }
 
     /// Whether the compiled table this matcher holds is `router`'s current one.
@@ -400,23 +406,25 @@ public final class Matcher {
     /// The whole lookup for a URI that is a bare path the all-literal table holds byte for byte,
     /// under one of the common methods (`word`, `length` bytes) or none: the most frequent lookup
     /// on a mostly static table, answered from the path's entry without parsing or writing the
-    /// subject's tail. A bare path has no scheme or host, so only routes that name none accept it
-    /// (as `matchStatic` decides with empty ones). Anything but `.matched` leaves what the general
+    /// subject's tail. A bare path has no scheme or host: only routes that name none (or empty
+    /// ones, as `matchStatic` compares) take it. Anything but `.matched` leaves what the general
     /// lookup reads as it was, and tells it whether to probe the whole URI again: when none of
     /// the path's routes takes the method, the general lookup decides (less specific routes, or a
     /// method not allowed).
     @inline(never) private func matchWholeStaticPath(_ uri: UnsafeRawBufferPointer, method word: UInt64, _ length: Int) -> StaticHold {
-        guard !staticProbe.fold, let base = uri.baseAddress, uri.count >= 2, uri.count <= maximumURILength, uri[0] == slash,
-              let entry = staticProbe.lookup(base.assumingMemoryBound(to: UInt8.self), uri.count) else { return .no }
+        guard let path = wholeURIAsPath(uri), let entry = staticProbe.lookup(path, uri.count) else { return .no }
         guard uri.count <= subjectCapacity else { return .yes }     // the general lookup grows the subject first
+        // `matchStatic`'s test with empty scheme and host, written out: through it (out of line,
+        // with its ranges) a static lookup took about 60 instructions more.
         let records = entry.records
         for i in 0..<entry.count where entry.field(i, 0).1 <= 0 && entry.field(i, 1).1 <= 0 {
             // A common method's word is never `MethodWord.long`: no byte of it is read.
             if !records[i].accepts(method: word, subject, length) { continue }
+            // What a lookup of this path leaves (`record` sets the rest of the answer): the path
+            // in the subject, no other part.
             if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
             pathFitted = false
-            // The subject holds the path, as after any lookup.
-            UnsafeMutableRawPointer(subject).copyMemory(from: base, byteCount: uri.count)
+            UnsafeMutableRawPointer(subject).copyMemory(from: path, byteCount: uri.count)
             spans = URISpans()
             spans.pathLength = uri.count
             record(records + i)

@@ -44,8 +44,8 @@ final class CCallback: @unchecked Sendable {
 
     /// The callback as a Swift destination.
     var destination: Destination {
-        { [self] request, response in
-            try withHandlePool { pool in try pool.lending(request) { req in
+        { [self, pools = handlePools] request, response in
+            try pools.with { pool in try pool.lending(request) { req in
                 try pool.borrowing(&response) { res in
                     let rc = function(req.opaque, res.opaque, pointer)
                     if rc != 0 {

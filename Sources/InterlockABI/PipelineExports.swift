@@ -66,7 +66,7 @@ public func ilk_router_add_filter(
     guard let fn else { return invalid("filter is NULL") }
     let ud = Userdata(userdata, free: freeFn)
     let label = string(name) ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
-    r.router.addFilter(Filter(name: label) { request, chain in try withHandlePool { pool in try pool.lending(request) { req in
+    r.router.addFilter(Filter(name: label) { [pools = handlePools] request, chain in try pools.with { pool in try pool.lending(request) { req in
         try pool.lending(chain) { ch in
             let rc = fn(req.opaque, ch.opaque, ud.pointer)
             if let error = ch.error { throw error }
@@ -165,7 +165,7 @@ public func ilk_router_set_guard(
         return ILK_OK
     }
     let ud = Userdata(userdata, free: freeFn)
-    try? r.router.setGuard({ request in try withHandlePool { pool in try pool.lending(request) { req in
+    try? r.router.setGuard({ [pools = handlePools] request in try pools.with { pool in try pool.lending(request) { req in
         let rc = fn(req.opaque, ud.pointer)
         if rc < 0 { throw CallbackError(message: req.errorMessage ?? "guard returned \(rc)") }
         return rc != 0
@@ -194,9 +194,9 @@ public func ilk_interceptor_new_request(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
-        .request(RequestInterceptor(name: label) { request in
+        .request(RequestInterceptor(name: label) { [pools = handlePools] request in
             // The pipeline's request is lent to the callback: its changes land in place.
-            try withHandlePool { pool in try pool.borrowing(&request) { req in
+            try pools.with { pool in try pool.borrowing(&request) { req in
                 let rc = fn(req.opaque, ud.pointer)
                 switch rc {
                 case ILK_CONTINUE: return .proceed
@@ -214,7 +214,7 @@ public func ilk_interceptor_new_response(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
-        .response(ResponseInterceptor(name: label) { response, request in try withHandlePool { pool in try pool.lending(request) { req in
+        .response(ResponseInterceptor(name: label) { [pools = handlePools] response, request in try pools.with { pool in try pool.lending(request) { req in
             try pool.borrowing(&response) { res in
                 let rc = fn(req.opaque, res.opaque, ud.pointer)
                 switch rc {

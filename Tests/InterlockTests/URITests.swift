@@ -48,6 +48,18 @@ struct URITests {
     }
 
     /// The plain-path fast path must give what the general normalizer gives, or leave the path to it.
+    /// The fast path's table, written out as a literal, says for every byte what `isPathChar`
+    /// and the dot rule say.
+    @Test func theFastPathTableAgreesWithThePathCharacterRules() {
+        #expect(fastPathBytes.utf8CodeUnitCount == 256)
+        let table = fastPathBytes.utf8Start
+        for c in 0..<256 {
+            let inSegment = c < 128 && isPathChar(UInt8(c))
+            #expect((table[c] & pathByteInSegment != 0) == inSegment, "byte \(c): in a segment")
+            #expect((table[c] & pathByteStartsSegment != 0) == (inSegment && c != 0x2E), "byte \(c): starts a segment")
+        }
+    }
+
     @Test func plainFastPathAgreesWithTheGeneralNormalizer() throws {
         let pieces = ["/", "/", "a", "bc", ".", "..", ".x", "x.", "%41", "%2e", "?q", "#f", "~", ":", "@", "%2F", " ", "//",
                       "\u{0}", "Z", "é"]

@@ -73,7 +73,10 @@ final class PipelineRun: @unchecked Sendable {
     /// The pass's route id and parts, which the stages read without copying the pass: `pass`
     /// holds the parts until `finish`, which sets these back to none.
     private var passRouteID: RouteID = 0
-    private var passParts: Unmanaged<RouteParts> = .passUnretained(.empty)
+    private var passParts: Unmanaged<RouteParts>
+    /// `RouteParts.empty` (which lives as long as the program), read once: reading the static
+    /// each resolve cost a `swift_once` call.
+    private let noParts: Unmanaged<RouteParts>
     /// The parts of routes added after `global` was built that this resolve matched.
     private var laterParts: [RouteParts] = []
 
@@ -83,6 +86,8 @@ final class PipelineRun: @unchecked Sendable {
         globalID = ObjectIdentifier(global)
         globalRef = .passUnretained(global)
         self.pooled = pooled
+        noParts = .passUnretained(.empty)
+        passParts = noParts
     }
 
     deinit { methodBytes.deallocate() }
@@ -116,7 +121,7 @@ final class PipelineRun: @unchecked Sendable {
         let request = matcher.request(method: method, bytes: bytes, matched: outcome == .matched,
                                       sharingStateWith: log.firstMatch)
         let routeID = outcome == .matched ? matcher.routeID : 0
-        let parts = routeID == 0 ? .passUnretained(.empty) : parts(of: routeID, on: router)
+        let parts = routeID == 0 ? noParts : parts(of: routeID, on: router)
         log.matched(request, outcome)
         return Created(request: request, routeID: routeID, parts: parts,
                        allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
@@ -168,7 +173,7 @@ final class PipelineRun: @unchecked Sendable {
         swap(&redirects, &self.redirects)
         pass = nil                      // a chain kept by a filter can no longer run
         passRouteID = 0
-        passParts = .passUnretained(.empty)
+        passParts = noParts
         if !laterParts.isEmpty { laterParts = [] }
         attempt += 1
         var trace = TraceLog()
@@ -318,7 +323,7 @@ final class PipelineRun: @unchecked Sendable {
             if id == passRouteID {
                 return try passParts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
             }
-            let parts = id == 0 ? .passUnretained(.empty) : parts(of: id, on: router)
+            let parts = id == 0 ? noParts : parts(of: id, on: router)
             return try parts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
         }
     }

@@ -101,8 +101,42 @@ def _check(code: int) -> int:
     return code
 
 
-def _b(value: Optional[str]) -> Optional[bytes]:
-    return None if value is None else value.encode("utf-8")
+def _b(value: Optional[str], what: str) -> Optional[bytes]:
+    """`value` (named `what` in errors) as the library takes it: UTF-8, ended by a NUL byte. One
+    inside would end it early (a pattern, a parameter value or a header cut short without a word),
+    so it is refused with its byte offset."""
+    if value is None:
+        return None
+    data = value.encode("utf-8")
+    if b"\0" in data:
+        raise InvalidArgumentError(f"{what}: NUL byte at offset {data.index(0)}", n.EINVAL)
+    return data
+
+
+def _message_b(message: str) -> bytes:
+    """A message for the library (an abort's reason, a callback's error): a NUL byte is written as
+    "\\x00", so that the message is neither cut short nor, raised from the callback reporting it,
+    lost."""
+    return message.replace("\0", "\\x00").encode("utf-8")
+
+
+# Methods as the library takes them, made once each: requests carry few distinct methods, and
+# looking one up costs less than encoding it. At most this many, so odd methods cannot grow it.
+_METHODS: dict[str, bytes] = {}
+_METHODS_KEPT = 64
+
+
+def _method_b(method: Optional[str]) -> Optional[bytes]:
+    """A request's method for the library: None for None or "" (any method, as in `match_many`),
+    refused if it holds a NUL byte (the library would read the method before it)."""
+    if not method:
+        return None
+    data = _METHODS.get(method)
+    if data is None:
+        data = _b(method, "method")
+        if len(_METHODS) < _METHODS_KEPT:
+            _METHODS[method] = data
+    return data
 
 
 # ----------------------------------------------------------------------------------------------
@@ -312,13 +346,13 @@ class Request:
         params, metadata = dict(self._seen[0]), dict(self._seen[1])
         for k, v in self.params.items():
             if params.get(k) != v:
-                lib.ilk_request_set_param(pointer, _b(k), _b(str(v)))
+                lib.ilk_request_set_param(pointer, _b(k, "parameter name"), _b(str(v), f"parameter {k!r}"))
         for k, v in self.metadata.items():
             if metadata.get(k) != v:
-                lib.ilk_request_set_metadata(pointer, _b(k), _b(str(v)))
+                lib.ilk_request_set_metadata(pointer, _b(k, "metadata key"), _b(str(v), f"metadata {k!r}"))
         for k in metadata:
             if k not in self.metadata:
-                lib.ilk_request_set_metadata(pointer, _b(k), None)
+                lib.ilk_request_set_metadata(pointer, _b(k, "metadata key"), None)
         self._seen = (list(self.params.items()), list(self.metadata.items()))
 
     def __repr__(self) -> str:
@@ -648,9 +682,9 @@ class Router:
         callback = self._retain(n.DESTINATION_FN(_destination(self, fn))) if fn is not None else n.DESTINATION_FN()
         route_id = c_uint32()
         if name is None:
-            _check(lib.ilk_router_add_route(self._h, _b(pattern), callback, None, None, byref(route_id)))
+            _check(lib.ilk_router_add_route(self._h, _b(pattern, "pattern"), callback, None, None, byref(route_id)))
         else:
-            _check(lib.ilk_router_add_named_route(self._h, _b(pattern), _b(name), callback, None, None, byref(route_id)))
+            _check(lib.ilk_router_add_named_route(self._h, _b(pattern, "pattern"), _b(name, "route name"), callback, None, None, byref(route_id)))
         if guard is not None:
             self._set_guard(route_id.value, guard)
         return route_id.value
@@ -711,8 +745,9 @@ class Router:
             return slot
 
     def match(self, uri: str, method: Optional[str] = None) -> Optional[Match]:
-        """The route `uri` matches, or None (no route, or only under other methods). No Python
-        callback runs. Raises URIError for a malformed URI."""
+        """The route `uri` matches under `method` (None or "": any method), or None (no route, or
+        only under other methods). No Python callback runs. Raises URIError for a malformed URI,
+        InvalidArgumentError for a malformed method (a NUL byte in it, among others)."""
         try:
             slot = self._slots.slot
         except AttributeError:
@@ -722,7 +757,9 @@ class Router:
             raise InvalidArgumentError("router is closed", n.EINVAL)
         data = uri.encode()            # UTF-8 (the default: naming it costs a lookup a call)
         length = len(data)
-        rc = _match_packed(self._handle, method and method.encode(), data,
+        # The method as `_method_b` makes it, inline: a call costs more than the rest of it.
+        method_bytes = (_METHODS.get(method) or _method_b(method)) if method else None
+        rc = _match_packed(self._handle, method_bytes, data,
                            _LENGTHS[length] if length <= 256 else c_size_t(length), slot.handle)
         if rc < _MATCHED:
             if rc < 0:
@@ -828,10 +865,10 @@ class Router:
                 returned = fn(request, next_)
                 if isinstance(returned, _Redirect):
                     if returned.uri is not None:
-                        lib.ilk_filter_chain_redirect(chain, _b(returned.uri))
+                        lib.ilk_filter_chain_redirect(chain, _b(returned.uri, "redirect URI"))
                     else:
                         names, values = _name_value_arrays(returned.params)
-                        lib.ilk_filter_chain_redirect_to_route(chain, _b(returned.name), names, values, len(returned.params))
+                        lib.ilk_filter_chain_redirect_to_route(chain, _b(returned.name, "route name"), names, values, len(returned.params))
                     return n.REDIRECT
                 if not called:
                     return n.STOP
@@ -841,7 +878,7 @@ class Router:
             except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
                 return _failed(ctx, error, request_pointer)
 
-        _check(lib.ilk_router_add_filter(self._h, _b(getattr(fn, "__name__", None)),
+        _check(lib.ilk_router_add_filter(self._h, _b(getattr(fn, "__name__", None), "filter name"),
                                          self._retain(n.FILTER_FN(call)), None, None))
         return fn
 
@@ -900,7 +937,7 @@ class Router:
         fn = getattr(item, "intercept", item)
         if not callable(fn):
             raise TypeError(f"not an interceptor: {item!r}")
-        label = _b(getattr(item, "__name__", type(item).__name__))
+        label = _b(getattr(item, "__name__", type(item).__name__), "interceptor name")
         router = self
         if response:
             def call_response(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
@@ -915,7 +952,7 @@ class Router:
                         _write_response(response_pointer, current)
                     return n.RETRY if current._retry else n.CONTINUE
                 except Abort as abort:
-                    lib.ilk_response_set_error(response_pointer, _b(abort.reason))
+                    lib.ilk_response_set_error(response_pointer, _message_b(abort.reason))
                     return n.ABORT
                 except BaseException as error:  # noqa: BLE001
                     return _failed(ctx, error, request_pointer)
@@ -929,7 +966,7 @@ class Router:
                     request._sync(request_pointer)
                     return n.CONTINUE
                 except Abort as abort:
-                    lib.ilk_request_set_error(request_pointer, _b(abort.reason))
+                    lib.ilk_request_set_error(request_pointer, _message_b(abort.reason))
                     return n.ABORT
                 except BaseException as error:  # noqa: BLE001
                     return _failed(ctx, error, request_pointer)
@@ -941,10 +978,11 @@ class Router:
         _check(lib.ilk_router_set_limits(self._h, redirects, retries))
 
     def resolve(self, uri: str, method: Optional[str] = None) -> Result:
-        """Runs the pipeline for `uri`. A Python exception raised by any callback is re-raised
-        here with its own type and traceback; URIError for a malformed URI."""
+        """Runs the pipeline for `uri` under `method` (None or "": any method). A Python exception
+        raised by any callback is re-raised here with its own type and traceback; URIError for a
+        malformed URI, InvalidArgumentError for a malformed method."""
         data = uri.encode("utf-8")
-        return self._run(lambda out: lib.ilk_router_resolve(self._h, _b(method), data, len(data), out))
+        return self._run(lambda out: lib.ilk_router_resolve(self._h, _method_b(method), data, len(data), out))
 
     def _run(self, call: Callable[[Any], int]) -> Result:
         ctx = _Context()
@@ -1034,7 +1072,7 @@ class Router:
         size = 256
         while True:
             buffer = ctypes.create_string_buffer(size)
-            rc = lib.ilk_router_url_for(self._h, _b(name), names_array, values_array, len(values), buffer, size, byref(length))
+            rc = lib.ilk_router_url_for(self._h, _b(name, "route name"), names_array, values_array, len(values), buffer, size, byref(length))
             if rc == n.OK:
                 return buffer.value.decode("utf-8")
             if rc == n.EINVAL and length.value >= size:
@@ -1050,14 +1088,14 @@ class Router:
 def _failed(ctx: _Context, error: BaseException, request_pointer: int) -> int:
     if ctx.exception is None:
         ctx.exception = error
-    lib.ilk_request_set_error(request_pointer, _b(f"{type(error).__name__}: {error}"))
+    lib.ilk_request_set_error(request_pointer, _message_b(f"{type(error).__name__}: {error}"))
     return -1
 
 
 def _name_value_arrays(values: Mapping[str, str]) -> tuple[Any, Any]:
     keys = list(values)
-    names = (c_char_p * max(len(keys), 1))(*[k.encode() for k in keys])
-    vals = (c_char_p * max(len(keys), 1))(*[values[k].encode() for k in keys])
+    names = (c_char_p * max(len(keys), 1))(*[_b(k, "parameter name") for k in keys])
+    vals = (c_char_p * max(len(keys), 1))(*[_b(values[k], f"parameter {k!r}") for k in keys])
     return names, vals
 
 
@@ -1074,7 +1112,7 @@ def _write_response(pointer: int, response: Response) -> None:
     lib.ilk_response_set_body(pointer, response.body, len(response.body))
     lib.ilk_response_clear_headers(pointer)
     for k, v in response.headers:
-        lib.ilk_response_add_header(pointer, _b(k), _b(v))
+        lib.ilk_response_add_header(pointer, _b(k, "header name"), _b(v, f"header {k!r}"))
 
 
 def _destination(router: "Router", fn: Destination) -> Callable[[int, int, Any], int]:

@@ -108,3 +108,77 @@ def test_many_resolves_keep_memory_flat():
     growth = rss_kib() - before
     assert growth < 4096, f"RSS grew by {growth} KiB over 30,000 resolves"
     assert sys.getrefcount(router) < 10
+
+
+def _nul_router():
+    router = interlock.Router()
+    router.add_route("GET /a", lambda req: None)
+    router.add_route("GET /u/:id", lambda req: None, name="user")
+    return router
+
+
+@pytest.mark.parametrize("what, call", [
+    ("pattern", lambda r: r.add_route("GET /b\0/c", lambda req: None)),
+    ("route name", lambda r: r.add_route("GET /b", lambda req: None, name="bb\0c")),
+    ("route name", lambda r: r.url_for("us\0er", id="x")),
+    ("parameter 'id'", lambda r: r.url_for("user", id="a\0b")),
+    ("method", lambda r: r.match("/a", "GET\0X")),
+    ("method", lambda r: r.resolve("/a", "GET\0X")),
+    ("method", lambda r: r.match_many(["/a"], "GET\0X")),
+])
+def test_a_nul_byte_in_a_string_for_the_library_is_refused_with_its_offset(what, call):
+    # C strings end at a NUL: passed on, "GET /b\0/c" would have added "GET /b", and
+    # url_for(id="a\0b") built "/u/a".
+    router = _nul_router()
+    offset = {"pattern": 6, "route name": 2, "parameter 'id'": 1, "method": 3}[what]
+    with pytest.raises(interlock.InvalidArgumentError, match=f"^{what}: NUL byte at offset {offset}$"):
+        call(router)
+    # Nothing was added or changed: the table answers as before.
+    assert router.match("/b") is None
+    assert router.match("/a", "GET").route_id == 1
+    assert router.url_for("user", id="x") == "/u/x"
+
+
+@pytest.mark.parametrize("what, stage", [
+    ("header 'X-A'", "destination"),
+    ("metadata 'k'", "request"),
+    ("parameter 'id'", "filter-params"),
+    ("redirect URI", "filter-redirect"),
+])
+def test_a_nul_byte_a_callback_hands_back_fails_the_resolve_naming_it(what, stage):
+    router = _nul_router()
+    if stage == "destination":
+        router.add_route("GET /h", lambda req: interlock.Response(200, b"", [("X-A", "v\0w")]))
+    elif stage == "request":
+        def meta(req):
+            req.metadata["k"] = "v\0w"
+        router.add_request_interceptor(meta)
+    elif stage == "filter-params":
+        def params(req):
+            req.params["id"] = "a\0b"
+        router.add_request_interceptor(params)
+    else:
+        router.add_filter(lambda req, nxt: req.redirect("/\0b"))
+    with pytest.raises(interlock.InvalidArgumentError, match=f"^{what}: NUL byte at offset 1$"):
+        router.resolve("/h" if stage == "destination" else "/u/x")
+
+
+def test_an_empty_method_means_any_method_in_every_lookup():
+    router = interlock.Router()
+    router.add_route("POST /a", lambda req: None)
+    assert router.match("/a", "") == router.match("/a", None) == router.match("/a", "POST")
+    assert router.match_many(["/a"], "")[0] == router.match("/a")
+    assert router.resolve("/a", "").status == router.resolve("/a").status == Status.OK
+    assert router.resolve("/a", "GET").status == Status.METHOD_NOT_ALLOWED
+
+
+def test_a_message_with_a_nul_byte_is_kept_whole():
+    router = interlock.Router()
+    router.add_route("GET /a", lambda req: None)
+
+    def stop(req):
+        raise interlock.Abort("no\0pe")
+    router.add_request_interceptor(stop)
+    result = router.resolve("/a")
+    assert result.status == Status.ABORTED
+    assert result.error == "no\\x00pe"

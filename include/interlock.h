@@ -12,6 +12,9 @@
  *   - Functions that can fail return an int: ILK_OK (0) on success, a negative ILK_E* code on
  *     error, or a positive code for an expected miss (ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED).
  *     A NULL where a pointer is required gives ILK_EINVAL, never a crash.
+ *     A size_t count or length past PTRDIFF_MAX (no array has that many elements) gives
+ *     ILK_EINVAL and an index that large is out of range, never a crash; a capacity that large
+ *     is taken as room enough.
  *   - After an error, ilk_errmsg() and ilk_erroffset() describe it, per thread.
  *   - Strings go in as NUL-terminated UTF-8 unless a length is passed. Strings that come out are
  *     borrowed: each function says how long they stay valid. Never free them.

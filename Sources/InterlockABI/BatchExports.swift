@@ -218,21 +218,24 @@ public func ilk_match_batch_free(_ b: OpaquePointer?) { release(b, as: BatchHand
 
 @_cdecl("ilk_router_match_many")
 public func ilk_router_match_many(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uris: UnsafePointer<CChar>?, _ urisLength: Int,
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uris: UnsafePointer<CChar>?, _ urisGiven: UInt,
     _ batch: OpaquePointer?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let b = handle(batch, as: BatchHandle.self) else { return invalid("batch is NULL") }
+    guard let urisLength = size(urisGiven) else { return tooLarge("uris_len", urisGiven) }
     return matchAll(r, .one(method.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }), uris, urisLength, b)
 }
 
 @_cdecl("ilk_router_match_requests")
 public func ilk_router_match_requests(
-    _ router: OpaquePointer?, _ methods: UnsafePointer<CChar>?, _ methodsLength: Int,
-    _ uris: UnsafePointer<CChar>?, _ urisLength: Int, _ batch: OpaquePointer?, _ view: UnsafeMutableRawPointer?
+    _ router: OpaquePointer?, _ methods: UnsafePointer<CChar>?, _ methodsGiven: UInt,
+    _ uris: UnsafePointer<CChar>?, _ urisGiven: UInt, _ batch: OpaquePointer?, _ view: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let b = handle(batch, as: BatchHandle.self) else { return invalid("batch is NULL") }
+    guard let methodsLength = size(methodsGiven) else { return tooLarge("methods_len", methodsGiven) }
+    guard let urisLength = size(urisGiven) else { return tooLarge("uris_len", urisGiven) }
     var given = BatchMethods.one(nil)
     if methodsLength > 0 {
         guard let methods else { return invalid("methods is NULL but methods_len is \(methodsLength)") }
@@ -279,8 +282,9 @@ public func ilk_match_batch_text(_ b: OpaquePointer?, _ length: UnsafeMutablePoi
 
 @_cdecl("ilk_match_batch_copy")
 public func ilk_match_batch_copy(
-    _ b: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ outLength: Int, _ needed: UnsafeMutablePointer<Int>?
+    _ b: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: UInt, _ needed: UnsafeMutablePointer<Int>?
 ) -> Int32 {
+    let outLength = capacity(room)
     needed?.pointee = 0
     guard let h = handle(b, as: BatchHandle.self) else { return invalid("batch is NULL") }
     let total = h.size

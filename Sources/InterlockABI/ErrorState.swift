@@ -50,3 +50,16 @@ let ILK_OK: Int32 = 0
 let ILK_NOT_FOUND: Int32 = 1
 let ILK_METHOD_NOT_ALLOWED: Int32 = 2
 let ILK_ECALLBACK: Int32 = ErrorCode.callback.rawValue
+
+// C's size_t arrives as UInt; the library counts in Int. No array or buffer holds more than
+// Int.max elements, so a larger size_t is either a capacity (room enough) or a mistake.
+
+/// A capacity the caller gives (bytes it has room for): one past `Int.max` is room enough.
+@inline(__always) func capacity(_ n: UInt) -> Int { Int(clamping: n) }
+
+/// A count or length of memory the caller hands over, nil past `Int.max` (no such memory exists):
+/// the caller answers with `tooLarge`.
+@inline(__always) func size(_ n: UInt) -> Int? { n <= UInt(Int.max) ? Int(n) : nil }
+
+/// The invalid-argument error for a size no memory has.
+func tooLarge(_ what: String, _ n: UInt) -> Int32 { invalid("\(what) \(n) is larger than any array or buffer") }

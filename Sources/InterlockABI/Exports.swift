@@ -211,12 +211,12 @@ public func ilk_router_match_packed(
 }
 
 @_cdecl("ilk_match_set_buffer")
-public func ilk_match_set_buffer(_ m: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int32 {
+public func ilk_match_set_buffer(_ m: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: UInt) -> Int32 {
     guard let h = handle(m, as: MatchHandle.self) else { return invalid("match is NULL") }
     guard buffer != nil || capacity == 0 else { return invalid("buffer is NULL but capacity is \(capacity)") }
-    guard capacity >= 0, capacity <= Int(UInt32.max) else { return invalid("capacity \(capacity) is over 4 GiB") }
+    guard capacity <= UInt(UInt32.max) else { return invalid("capacity \(capacity) is over 4 GiB") }
     h.buffer = buffer
-    h.bufferCapacity = buffer == nil ? 0 : capacity
+    h.bufferCapacity = buffer == nil ? 0 : Int(capacity)
     return ILK_OK
 }
 

@@ -142,10 +142,11 @@ public func ilk_filter_chain_redirect(_ chain: OpaquePointer?, _ uri: UnsafePoin
 @_cdecl("ilk_filter_chain_redirect_to_route")
 public func ilk_filter_chain_redirect_to_route(
     _ chain: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ names: UnsafePointer<UnsafePointer<CChar>?>?,
-    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int
+    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ given: UInt
 ) -> Int32 {
     guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
     guard let name = string(name) else { return invalid("name is NULL") }
+    guard let count = size(given) else { return tooLarge("count", given) }
     guard let params = parameters(names, values, count) else { return invalid("a parameter name or value is NULL") }
     ch.target = .redirectToRoute(name, params)
     return ILK_OK
@@ -257,8 +258,12 @@ public func ilk_interceptor_chain_after(_ out: UnsafeMutablePointer<OpaquePointe
 
 @_cdecl("ilk_interceptor_chain_in_order")
 public func ilk_interceptor_chain_in_order(
-    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ list: UnsafePointer<OpaquePointer?>?, _ count: Int
+    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ list: UnsafePointer<OpaquePointer?>?, _ given: UInt
 ) -> Int32 {
+    guard let count = size(given) else {
+        out?.pointee = nil
+        return tooLarge("count", given)
+    }
     guard let list, count > 0 else { return compose(out, []) }
     return compose(out, Array(UnsafeBufferPointer(start: list, count: count)))
 }
@@ -333,7 +338,8 @@ private func copyOut(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _ c
 }
 
 @_cdecl("ilk_router_pending_link")
-public func ilk_router_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int {
+public func ilk_router_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ room: UInt) -> Int {
+    let capacity = capacity(room)
     guard let r = handle(router, as: RouterHandle.self), let link = r.router.pendingLink else {
         if let buffer, capacity > 0 { buffer[0] = 0 }
         return 0
@@ -342,10 +348,11 @@ public func ilk_router_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMu
 }
 
 @_cdecl("ilk_router_take_pending_link")
-public func ilk_router_take_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int {
+public func ilk_router_take_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ room: UInt) -> Int {
     guard let r = handle(router, as: RouterHandle.self) else { return 0 }
+    let capacity = capacity(room)
     guard let link = r.router.takePendingLink(ifShorterThan: capacity) else {
-        return ilk_router_pending_link(router, buffer, capacity)
+        return ilk_router_pending_link(router, buffer, room)
     }
     return copyOut(link.uri, buffer, capacity)
 }
@@ -368,11 +375,13 @@ public func ilk_router_replay_pending_link(_ router: OpaquePointer?, _ out: Unsa
 @_cdecl("ilk_router_url_for")
 public func ilk_router_url_for(
     _ router: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ names: UnsafePointer<UnsafePointer<CChar>?>?,
-    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ buffer: UnsafeMutablePointer<CChar>?,
-    _ capacity: Int, _ length: UnsafeMutablePointer<Int>?
+    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ given: UInt, _ buffer: UnsafeMutablePointer<CChar>?,
+    _ room: UInt, _ length: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let name = string(name) else { return invalid("name is NULL") }
+    guard let count = size(given) else { return tooLarge("count", given) }
+    let capacity = capacity(room)
     guard let params = parameters(names, values, count) else { return invalid("a parameter name or value is NULL") }
     do {
         let uri = try r.router.url(for: name, parameters: params)

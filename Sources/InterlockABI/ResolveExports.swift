@@ -108,8 +108,9 @@ public func ilk_response_set_status(_ r: OpaquePointer?, _ status: Int32) -> Int
 }
 
 @_cdecl("ilk_response_set_body")
-public func ilk_response_set_body(_ r: OpaquePointer?, _ body: UnsafeRawPointer?, _ length: Int) -> Int32 {
+public func ilk_response_set_body(_ r: OpaquePointer?, _ body: UnsafeRawPointer?, _ given: UInt) -> Int32 {
     guard let h = response(r) else { return invalid("response is NULL") }
+    guard let length = size(given) else { return tooLarge("body length", given) }
     guard body != nil || length == 0 else { return invalid("body is NULL but length is \(length)") }
     h.response.body = body.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
     return ILK_OK

@@ -1,0 +1,159 @@
+/* Every size_t argument of the ABI at sizes no array or buffer can have (SIZE_MAX, and 2^63, the
+ * first that a signed 64-bit integer cannot hold): each call returns its documented error, or
+ * treats a capacity as room enough, and never crashes. Each call runs in a child process, so a
+ * crash is counted as a failure naming the call instead of ending the test. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "check.h"
+#include "interlock.h"
+
+static const size_t huge[] = {SIZE_MAX, (size_t)1 << 63};
+static size_t H;                   /* the huge size the running case tries */
+
+/* Runs `body` in a child; its exit status is the number of checks that failed there. */
+static void in_child(const char *what, int (*body)(void)) {
+    fflush(stdout); fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) _exit(body());
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { check_passed++; return; }
+    check_failed++;
+    if (WIFSIGNALED(status)) fprintf(stderr, "%s with %zu: killed by signal %d\n", what, H, WTERMSIG(status));
+    else fprintf(stderr, "%s with %zu: %d checks failed\n", what, H, WEXITSTATUS(status));
+}
+
+#define EXPECT(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: %s (%s)\n", __FILE__, __LINE__, #cond, ilk_errmsg()); failures++; } } while (0)
+
+static ilk_router *router_with_routes(void);
+static int dest_calls(const ilk_request *req, ilk_response *res, void *u);
+
+static ilk_router *router_with_routes(void) {
+    ilk_router *r = NULL;
+    ilk_router_new(&r, 0);
+    uint32_t id;
+    ilk_router_add_named_route(r, "GET /u/:id", "user", dest_calls, NULL, NULL, &id);
+    ilk_router_add_route(r, "POST /p", NULL, NULL, NULL, &id);
+    return r;
+}
+
+static int request_and_response_accessors(const ilk_request *req, ilk_response *res) {
+    int failures = 0;
+    const char *a = NULL, *b = NULL;
+    EXPECT(ilk_request_param_at(req, H, &a, &b) == ILK_EINVAL);
+    EXPECT(ilk_request_query_at(req, H, &a, &b) == ILK_EINVAL);
+    EXPECT(ilk_request_metadata_at(req, H, &a, &b) == ILK_EINVAL);
+    ilk_response_add_header(res, "X-A", "1");
+    EXPECT(ilk_response_header_at(res, H, &a, &b) == ILK_EINVAL);
+    EXPECT(ilk_response_set_body(res, "x", H) == ILK_EINVAL);
+    return failures;
+}
+
+static int dest_failures;
+static int dest_calls(const ilk_request *req, ilk_response *res, void *u) {
+    (void)u;
+    dest_failures += request_and_response_accessors(req, res);
+    return ILK_OK;
+}
+
+static int redirect_filter(ilk_request *req, ilk_filter_chain *chain, void *u) {
+    (void)req;
+    const char *names[] = {"id"}, *values[] = {"x"};
+    *(int *)u = ilk_filter_chain_redirect_to_route(chain, "user", names, values, H);
+    return ILK_STOP;
+}
+
+static int case_lookups(void) {
+    int failures = 0;
+    ilk_router *r = router_with_routes();
+    ilk_match *m = NULL;
+    ilk_match_new(&m);
+    EXPECT(ilk_router_match(r, "GET", "/u/x", H, m) < 0);
+    EXPECT(ilk_router_match_packed(r, "GET", "/u/x", H, m) < 0);
+    ilk_result *res = NULL;
+    EXPECT(ilk_router_resolve(r, "GET", "/u/x", H, &res) < 0 && res == NULL);
+    char buf[64];
+    /* The packed match says where its parameters end in 32 bits: a buffer over 4 GiB is refused. */
+    EXPECT(ilk_match_set_buffer(m, buf, H) == ILK_EINVAL && strstr(ilk_errmsg(), "is over 4 GiB") != NULL);
+    EXPECT(ilk_router_match_packed(r, "GET", "/u/x", 4, m) > 0);
+    const char *name = NULL, *value = NULL;
+    size_t name_len = 0, value_len = 0;
+    EXPECT(ilk_match_param_at(m, H, &name, &name_len, &value, &value_len) == ILK_EINVAL);
+    EXPECT(ilk_router_match(r, "GET", "/p", 2, m) == ILK_METHOD_NOT_ALLOWED);
+    EXPECT(ilk_match_allowed_at(m, H) == NULL);
+    ilk_match_free(m);
+    ilk_router_free(r);
+    return failures;
+}
+
+static int case_batches(void) {
+    int failures = 0;
+    ilk_router *r = router_with_routes();
+    ilk_match_batch *b = NULL;
+    ilk_match_batch_new(&b);
+    EXPECT(ilk_router_match_many(r, "GET", "/u/x", H, b) < 0);
+    EXPECT(ilk_router_match_requests(r, "GET", H, "/u/x", 5, b, NULL) < 0);
+    EXPECT(ilk_router_match_requests(r, "GET", 4, "/u/x", H, b, NULL) < 0);
+    EXPECT(ilk_router_match_many(r, "GET", "/u/x", 5, b) == ILK_OK);
+    char out[256];
+    size_t needed = 0;
+    EXPECT(ilk_match_batch_copy(b, out, H, &needed) == ILK_OK && needed > 0);
+    ilk_match_batch_free(b);
+    ilk_router_free(r);
+    return failures;
+}
+
+static int case_building(void) {
+    int failures = 0;
+    ilk_router *r = router_with_routes();
+    const char *names[] = {"id"}, *values[] = {"x"};
+    char buf[64];
+    size_t length = 0;
+    EXPECT(ilk_router_url_for(r, "user", names, values, H, buf, sizeof buf, &length) == ILK_EINVAL);
+    EXPECT(strstr(ilk_errmsg(), "is larger than any array or buffer") != NULL);
+    EXPECT(ilk_router_url_for(r, "user", names, values, 1, buf, H, &length) == ILK_OK && strcmp(buf, "/u/x") == 0);
+    EXPECT(ilk_router_pending_link(r, buf, H) == 0);
+    EXPECT(ilk_router_take_pending_link(r, buf, H) == 0);
+    ilk_interceptor *i = NULL, *chained = NULL;
+    ilk_interceptor_new_logging(&i, NULL, NULL, NULL, NULL);
+    const ilk_interceptor *list[] = {i};
+    EXPECT(ilk_interceptor_chain_in_order(&chained, list, H) == ILK_EINVAL && chained == NULL);
+    ilk_interceptor_free(i);
+    ilk_router_free(r);
+    return failures;
+}
+
+static int case_callbacks(void) {
+    int failures = 0;
+    ilk_router *r = router_with_routes();
+    ilk_result *res = NULL;
+    dest_failures = 0;
+    EXPECT(ilk_router_resolve(r, "GET", "/u/x", 4, &res) == ILK_OK);
+    failures += dest_failures;
+    const char *a = NULL, *b = NULL, *c = NULL;
+    EXPECT(ilk_result_header_at(res, H, &a, &b) == ILK_EINVAL);
+    EXPECT(ilk_result_redirect_at(res, H) == NULL);
+    EXPECT(ilk_result_trace_at(res, H, &a, &b, &c) == ILK_EINVAL);
+    EXPECT(ilk_result_allowed_at(res, H) == NULL);
+    ilk_result_free(res);
+    int redirect_rc = 0;
+    ilk_router_add_filter(r, "redirect", redirect_filter, &redirect_rc, NULL);
+    EXPECT(ilk_router_resolve(r, "GET", "/u/x", 4, &res) >= 0);
+    EXPECT(redirect_rc == ILK_EINVAL);
+    ilk_result_free(res);
+    ilk_router_free(r);
+    return failures;
+}
+
+int main(void) {
+    for (size_t k = 0; k < sizeof huge / sizeof huge[0]; k++) {
+        H = huge[k];
+        in_child("lookups", case_lookups);
+        in_child("batches", case_batches);
+        in_child("building", case_building);
+        in_child("callbacks", case_callbacks);
+    }
+    return check_summary("sizes");
+}

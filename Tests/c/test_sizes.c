@@ -27,7 +27,6 @@ static void in_child(const char *what, int (*body)(void)) {
 
 #define EXPECT(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: %s (%s)\n", __FILE__, __LINE__, #cond, ilk_errmsg()); failures++; } } while (0)
 
-static ilk_router *router_with_routes(void);
 static int dest_calls(const ilk_request *req, ilk_response *res, void *u);
 
 static ilk_router *router_with_routes(void) {

@@ -799,9 +799,7 @@ class Router:
         data = "\0".join(uris).encode()
         data_len = len(data) + 1 if count else 0
         if method is None or isinstance(method, str):
-            if method and "\0" in method:
-                raise InvalidArgumentError(f"method: NUL byte at offset {method.index(chr(0))}", n.EINVAL)
-            methods = method.encode() if method else None
+            methods = _method_b(method)
             methods_len = len(methods) + 1 if methods else 0     # with the NUL that ends bytes
         else:
             if len(method) != count:

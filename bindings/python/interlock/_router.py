@@ -626,7 +626,11 @@ Destination = Callable[[Request], Any]
 # for char *, a c_size_t), which skips one conversion per argument on every call (about a third of
 # the call's cost). `lib[...]` makes a function object of its own, leaving `lib.ilk_router_match_packed`
 # declared. Prebuilt lengths for URIs of up to 256 bytes.
-_match_packed = lib["ilk_router_match_packed"]
+# Called through PyDLL, the same library, which keeps the GIL over the call: a lookup calls nothing
+# back and takes well under a microsecond, so releasing and retaking the GIL around it (what CDLL
+# does, about a tenth of the call here) buys other threads nothing. The library's own lock is never
+# held while it calls out, so waiting on it with the GIL held cannot deadlock.
+_match_packed = ctypes.PyDLL(lib._name, handle=lib._handle)["ilk_router_match_packed"]
 _match_packed.restype = ctypes.c_int64
 _LENGTHS = [c_size_t(i) for i in range(257)]
 

@@ -188,3 +188,53 @@ def test_match_takes_uris_of_every_length_and_refuses_nul_bytes():
     with pytest.raises(interlock.URIError) as caught:
         router.match("/a/b\0c")
     assert caught.value.offset == 4
+
+
+def test_matches_on_threads_while_routes_are_added_and_from_inside_a_resolve():
+    """`match` keeps the GIL over its call: threads matching while another adds routes (each
+    addition makes the next lookup compile) and a destination that matches from inside a resolve
+    all get their answers, and nothing waits forever."""
+    import sys
+    import threading
+
+    router = interlock.Router()
+    router.add_route("GET /users/:id", lambda request: router.match(f"/teams/{request.params['id']}", "GET").params["t"])
+    router.add_route("GET /teams/:t")
+    failures: list[str] = []
+    stop = threading.Event()
+
+    def matching(k: int) -> None:
+        i = 0
+        while not stop.is_set():
+            m = router.match(f"/users/{k}-{i}", "GET")
+            if m is None or m.params != {"id": f"{k}-{i}"}:
+                failures.append(f"thread {k}: /users/{k}-{i} gave {m}")
+                return
+            result = router.resolve(f"/users/{k}-{i}")
+            if result.response.body != f"{k}-{i}".encode():
+                failures.append(f"thread {k}: resolve gave {result.response.body!r}")
+                return
+            i += 1
+
+    def adding() -> None:
+        for i in range(300):
+            router.add_route(f"GET /added/{i}/:x")
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=matching, args=(k,)) for k in range(3)]
+        for t in threads:
+            t.start()
+        adder = threading.Thread(target=adding)
+        adder.start()
+        adder.join(timeout=60)
+        stop.set()
+        for t in threads:
+            t.join(timeout=60)
+        assert not adder.is_alive() and not any(t.is_alive() for t in threads), "a thread never finished"
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []
+    assert len(router) == 302
+    assert router.match("/added/299/y", "GET").params == {"x": "y"}

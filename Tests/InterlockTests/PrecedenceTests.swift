@@ -272,6 +272,33 @@ struct PrecedenceTests {
         #expect(try matchedID(strict, "/a/b//") == slash)
     }
 
+    /// The root is no trailing slash, whatever comes before it: under a strict router "GET /" was
+    /// read as an empty segment after the root (the path "//"), so it matched no URI at all.
+    @Test func theRootUnderAStrictRouterAfterAMethodSchemeOrHost() throws {
+        let strict = Router(options: .strictSlash)
+        let get = try strict.addRoute("GET /", name: "home")
+        let host = try strict.addRoute("POST https://h.example/")
+        let scheme = try strict.addRoute("PUT app:///")
+        let below = try strict.addRoute("GET /a/")
+        #expect(try matchedID(strict, "/", method: "GET") == get)
+        #expect(try matchedID(strict, "/?q=1#f", method: "GET") == get)
+        #expect(try matchedID(strict, "https://h.example/", method: "POST") == host)
+        #expect(try matchedID(strict, "https://h.example", method: "POST") == host)
+        #expect(try matchedID(strict, "app://", method: "PUT") == scheme)
+        #expect(try matchedID(strict, "/a/", method: "GET") == below)
+        #expect(try strict.match("/a", method: "GET") == .notFound)
+        #expect(try strict.url(for: "home", parameters: [:]) == "/")
+        // The same shape as the root without a method: a conflict, as without a strict router.
+        #expect(caught { () throws(InterlockError) in try strict.addRoute("GET ") }?.code == .conflict)
+        for probe in [StaticProbeUse.always, .never] {
+            let r = Router(options: .strictSlash, staticProbe: probe)
+            let id = try r.addRoute("HEAD /")
+            #expect(try matchedID(r, "/", method: "HEAD") == id)
+            #expect(try matchedID(r, "/#f", method: nil) == id)
+            #expect(try r.match("/", method: "GET") == .methodNotAllowed(allowed: ["HEAD"]))
+        }
+    }
+
     @Test func emptySegmentsAndDotSegmentsNeverMatchDifferently() throws {
         let r = Router()
         let id = try r.addRoute("/a/:x/c")

@@ -17,6 +17,9 @@ struct PatternParser {
     let bytes: [UInt8]
     let strictSlash: Bool
     var pos = 0
+    /// Where the path begins, after the method, scheme, host and leading slash: an empty segment
+    /// there is the root, not a trailing slash.
+    var pathStart = 0
     var names: [String] = []
 
     /// A parsed sequence: segments and nested optional sequences.
@@ -52,6 +55,7 @@ struct PatternParser {
         }
         let (scheme, host) = try parseSchemeAndHost()
         if pos < bytes.count, bytes[pos] == slash { pos += 1 }   // the leading slash is optional
+        pathStart = pos
         var items: [Item] = []
         try parseSequence(into: &items, firstSegmentImplicit: true, closing: nil)
         let variants = try Self.expand(items)
@@ -101,7 +105,7 @@ struct PatternParser {
                 if atSegmentEnd() {
                     // An empty segment: allowed only as a trailing slash (or the root).
                     if pos > 0, bytes[pos - 1] == slash, onlyClosersFollow() {
-                        if strictSlash && !(items.isEmpty && closing == nil && segmentStart <= 1) {
+                        if strictSlash && !(items.isEmpty && closing == nil && segmentStart <= pathStart) {
                             items.append(.segment(.literal([])))
                         }
                         continue

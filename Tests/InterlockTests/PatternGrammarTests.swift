@@ -128,5 +128,15 @@ struct PatternGrammarTests {
         #expect(caught { () throws(InterlockError) in try parse(many) }?.code == .limit)
         let deep = String(repeating: "/s", count: 300)
         #expect(caught { () throws(InterlockError) in try parse(deep) }?.code == .limit)
+        // Optional parts nested past the variant limit are refused where the first one too deep
+        // opens, before any deeper recursion (100,000 levels overflowed the stack); 60 levels are
+        // 61 variants, within it.
+        func nested(_ n: Int) -> String { "/a" + String(repeating: "(/a", count: n) + String(repeating: ")", count: n) }
+        #expect(caught { () throws(InterlockError) in try parse(nested(60)) } == nil)
+        for n in [65, 100_000] {
+            let error = caught { () throws(InterlockError) in try parse(nested(n)) }
+            #expect(error?.code == .limit && error?.offset == 2 + 3 * 64, "\(error?.description ?? "no error")")
+            #expect(error?.message.contains("nested more than 64 deep") == true)
+        }
     }
 }

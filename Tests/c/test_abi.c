@@ -267,6 +267,22 @@ static void test_match(void) {
     ilk_router_free(slow);
   }
 
+  /* optional parts nested 100,000 deep (the parser recursed per level and overflowed the stack):
+     ILK_ELIMIT at the first part too deep, and the router stays usable */
+  {
+    size_t depth = 100000, n = 2 + 4 * depth;
+    char *nested = malloc(n + 1);
+    memcpy(nested, "/a", 2);
+    for (size_t i = 0; i < depth; i++) memcpy(nested + 2 + 3 * i, "(/a", 3);
+    memset(nested + 2 + 3 * depth, ')', depth);
+    nested[n] = 0;
+    CHECK_EQ_INT(ilk_router_add_route(r, nested, NULL, NULL, NULL, NULL), ILK_ELIMIT);
+    CHECK_EQ_INT(ilk_erroffset(), 2 + 3 * 64);
+    CHECK(strstr(ilk_errmsg(), "nested more than 64 deep") != NULL);
+    free(nested);
+    CHECK_EQ_INT(match(r, m, "GET", "/repos/a/b"), ILK_OK);
+  }
+
   /* a match survives routes added between lookups (the table is recompiled lazily) */
   ilk_router_add_route(r, "GET /repos/:owner/:repo/issues", NULL, NULL, NULL, NULL);
   CHECK_EQ_INT(match(r, m, "GET", "/repos/a/b/issues"), ILK_OK);

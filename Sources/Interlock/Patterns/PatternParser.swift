@@ -20,6 +20,9 @@ struct PatternParser {
     /// Where the path begins, after the method, scheme, host and leading slash: an empty segment
     /// there is the root, not a trailing slash.
     var pathStart = 0
+    /// How many optional parts enclose the one being parsed: bounded, since each level is a
+    /// recursion here and in expanding the variants (100,000 levels overflowed the stack).
+    var optionalDepth = 0
     var names: [String] = []
 
     /// A parsed sequence: segments and nested optional sequences.
@@ -137,8 +140,15 @@ struct PatternParser {
                     throw fail("an optional part must begin with '/'", open)
                 }
                 pos += 1
+                // Every level of nesting is one more variant (or none, for a lenient "(/)"): deeper
+                // than the variant limit can only fail later, after deep recursion.
+                guard optionalDepth < maximumPatternVariants else {
+                    throw InterlockError(.limit, "optional parts nested more than \(maximumPatternVariants) deep", offset: open)
+                }
+                optionalDepth += 1
                 var inner: [Item] = []
                 try parseSequence(into: &inner, firstSegmentImplicit: true, closing: open)
+                optionalDepth -= 1
                 if inner.isEmpty && !strictSlash {
                     // "(/)" is an optional trailing slash: without a strict router it is no change.
                 } else {

@@ -196,8 +196,8 @@ void ilk_router_free(ilk_router *router);
  * (ilk_errmsg names the problem, ilk_erroffset gives the byte offset in `pattern`); ILK_ECONFLICT
  * if a route with the same method, scheme, host and path shape exists (the message names it);
  * ILK_ELIMIT past the limits (64 optional variants, optional parts nested 64 deep, 256 segments,
- * 4,194,304 routes; ilk_erroffset gives the too-deep part's offset). On failure the userdata stays
- * the caller's.
+ * a scheme or host of 255 bytes, 4,194,304 routes; ilk_erroffset gives the offset of the part too
+ * deep or too long). On failure the userdata stays the caller's.
  */
 int ilk_router_add_route(ilk_router *router, const char *pattern, ilk_destination_fn destination,
                          void *userdata, ilk_free_fn free_fn, uint32_t *route_id);

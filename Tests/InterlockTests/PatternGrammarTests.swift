@@ -139,4 +139,24 @@ struct PatternGrammarTests {
             #expect(error?.message.contains("nested more than 64 deep") == true)
         }
     }
+
+    /// A scheme or host of up to 255 bytes is taken, and a longer one refused where it begins:
+    /// a host of 70,000 bytes used to be accepted, then made every lookup on its router fail
+    /// ("regular expression is too large", the table's regex holding it).
+    @Test func schemeAndHostLengths() throws {
+        let router = Router()
+        try router.addRoute("GET /users/:id")
+        let host = String(repeating: "h", count: 255), scheme = String(repeating: "s", count: 255)
+        let withHost = try router.addRoute("GET https://\(host)/p/:x")
+        let withScheme = try router.addRoute("GET \(scheme)://p/:x")
+        #expect(try matchedID(router, "https://\(host)/p/1", method: "GET") == withHost)
+        #expect(try matchedID(router, "\(scheme)://p/1", method: "GET") == withScheme)
+        for (pattern, offset, what) in [("GET https://\(host)h/p/:x", 12, "host"), ("GET \(scheme)s://p/:x", 4, "scheme"),
+                                        ("https://" + String(repeating: "h", count: 70_000) + "/p", 8, "host")] {
+            let error = caught { () throws(InterlockError) in try router.addRoute(pattern) }
+            #expect(error?.code == .limit && error?.offset == offset, "\(error?.description ?? "no error")")
+            #expect(error?.message == "\(what) is longer than 255 bytes")
+        }
+        #expect(try matchedID(router, "/users/5", method: "GET") == 1)
+    }
 }

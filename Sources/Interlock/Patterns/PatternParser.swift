@@ -12,6 +12,10 @@
 public let maximumPatternVariants = 64
 /// The most segments one path shape may have.
 public let maximumPatternSegments = 256
+/// The longest scheme or host a pattern may name, in bytes (a DNS name is at most 253). They are
+/// matched inside the table's regexes, which PCRE2 built with 2-byte links limits to 64 KiB each:
+/// a host of 70,000 bytes was accepted, then made every lookup on the router fail.
+public let maximumOriginLength = 255
 
 struct PatternParser {
     let bytes: [UInt8]
@@ -80,6 +84,9 @@ struct PatternParser {
         guard j + 2 < bytes.count, bytes[j] == 0x3A, bytes[j + 1] == slash, bytes[j + 2] == slash else {
             return (nil, nil)
         }
+        guard j - start <= maximumOriginLength else {
+            throw InterlockError(.limit, "scheme is longer than \(maximumOriginLength) bytes", offset: start)
+        }
         let scheme = bytes[start..<j].map(lowercased)
         pos = j + 3
         let hasHost = scheme.withUnsafeBytes { schemeHasHost($0, 0..<scheme.count) }
@@ -87,6 +94,9 @@ struct PatternParser {
         let hostStart = pos
         while pos < bytes.count, bytes[pos] != slash, bytes[pos] != 0x28 { pos += 1 }
         guard pos > hostStart else { throw fail("pattern has '\(scheme.string)://' but no host", hostStart) }
+        guard pos - hostStart <= maximumOriginLength else {
+            throw InterlockError(.limit, "host is longer than \(maximumOriginLength) bytes", offset: hostStart)
+        }
         for i in hostStart..<pos {
             let c = bytes[i]
             if c == 0x3A { throw fail("ports are not matched: leave the port out of the pattern's host", i) }

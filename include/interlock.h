@@ -87,7 +87,9 @@ int ilk_version_number(void);
  *  failing call on this thread). "not an error" if no call has failed on this thread. */
 const char *ilk_errmsg(void);
 
-/** The byte offset (in the pattern or URI) of the last error on this thread, or ILK_NO_OFFSET. */
+/** The byte offset (in the pattern or URI) of the last error on this thread, or ILK_NO_OFFSET.
+ *  For ill-formed UTF-8 it is where the sequence begins (its first byte, or the '%' of its
+ *  first escape), never past the input's end. */
 size_t ilk_erroffset(void);
 
 /** A short English name for a status code, such as "pattern error" (static storage). */

@@ -103,7 +103,8 @@ struct PatternGrammarTests {
         ("/a?x=1", 2, "'?'"),
         ("/a/%zz", 3, "bad percent-escape"),
         ("/a/%00", 3, "NUL"),
-        ("/a/%C3", 6, "UTF-8"),
+        ("/a/%C3", 3, "UTF-8"),                       // where the sequence cut short begins
+        ("/a/x%E2%82%41", 4, "UTF-8 once decoded"),
         ("/a/./b", 3, "'.' and '..'"),
         ("/a/../b", 3, "'.' and '..'"),
         ("G@T /a", 1, "method"),

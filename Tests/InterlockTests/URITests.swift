@@ -186,10 +186,16 @@ struct URITests {
         ("/a\tb", 2, "control byte"),
         ("/a\u{7f}", 2, "control byte"),
         ("/a/%00", 3, "NUL"),
-        ("/a/%C3%28", 6, "UTF-8"),
-        ("/a/%ED%A0%80", 6, "UTF-8"),     // a surrogate
+        // Ill-formed UTF-8 is named where its sequence begins, not where it went wrong (nor past
+        // the end, for a sequence cut short).
+        ("/a/%C3%28", 3, "UTF-8"),
+        ("/a/%ED%A0%80", 3, "UTF-8"),     // a surrogate
         ("/a/%C0%AF", 3, "UTF-8"),        // an overlong "/"
-        ("/a/%E2%82", 9, "UTF-8"),        // cut short
+        ("/a/%E2%82", 3, "UTF-8"),        // cut short
+        ("/a/b%E2%82/c", 4, "UTF-8"),     // cut short by the segment's end
+        ("/a?x=1&y=%C3%28", 9, "UTF-8 once decoded"),
+        ("/a?x=%E2%82", 5, "UTF-8 once decoded"),
+        ("/a#%E2%82x", 3, "fragment is not valid UTF-8"),
         ("/a?x=%G1", 5, "bad percent-escape in query"),
         ("/a?x=%FF", 5, "UTF-8"),
         ("/a?x=\u{1}", 5, "control byte in query"),

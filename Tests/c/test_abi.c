@@ -232,6 +232,13 @@ static void test_match(void) {
   CHECK(strstr(ilk_errmsg(), "escape") != NULL);
   CHECK_EQ_INT(ilk_router_match(r, NULL, "/a\0b", 4, m), ILK_EURI);
   CHECK_EQ_INT(ilk_erroffset(), 2);
+  /* ill-formed UTF-8 is named where its sequence begins: not at the byte after it, nor past the end */
+  CHECK_EQ_INT(ilk_router_match(r, NULL, "/p/\xE9", 4, m), ILK_EURI);
+  CHECK_EQ_INT(ilk_erroffset(), 3);
+  CHECK_EQ_INT(ilk_router_match(r, NULL, "/p/a\xE9x", 6, m), ILK_EURI);
+  CHECK_EQ_INT(ilk_erroffset(), 4);
+  CHECK_EQ_INT(ilk_router_match(r, NULL, "/p?q=\xE2\x82", 7, m), ILK_EURI);
+  CHECK_EQ_INT(ilk_erroffset(), 5);
   CHECK_EQ_INT(match(r, m, "GE T", "/repos/a/b"), ILK_EINVAL);
   CHECK_EQ_INT(ilk_router_match(NULL, NULL, "/a", 2, m), ILK_EINVAL);
   CHECK_EQ_INT(ilk_router_match(r, NULL, NULL, 2, m), ILK_EINVAL);

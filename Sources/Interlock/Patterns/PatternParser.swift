@@ -296,16 +296,16 @@ struct PatternParser {
                 }
                 let v = h << 4 | l
                 if v == 0 { throw fail("percent-escape decodes to NUL", pos) }
-                guard utf8.feed(v) else { throw fail("literal is not valid UTF-8 once decoded", pos) }
+                guard utf8.feed(v, at: pos) else { throw fail("literal is not valid UTF-8 once decoded", utf8.sequenceStart) }
                 append(v, escapedInput: true, to: &out, dots: &dots)
                 pos += 3
                 continue
             }
-            guard utf8.feed(c) else { throw fail("literal is not valid UTF-8", pos) }
+            guard utf8.feed(c, at: pos) else { throw fail("literal is not valid UTF-8", utf8.sequenceStart) }
             append(c, escapedInput: false, to: &out, dots: &dots)
             pos += 1
         }
-        if !utf8.isComplete { throw fail("literal is not valid UTF-8", pos) }
+        if !utf8.isComplete { throw fail("literal is not valid UTF-8", utf8.sequenceStart) }
         if dots == out.count && (dots == 1 || dots == 2) {
             throw fail("'.' and '..' segments never match: URIs are normalized without them", start)
         }

@@ -77,6 +77,16 @@ struct UTF8Validator {
 
     /// True when no multi-byte sequence is left open.
     var isComplete: Bool { needed == 0 }
+
+    /// Where the sequence being checked began (what `feed(_:at:)` was given with its first
+    /// byte): the offset an error names, rather than where the sequence went wrong.
+    private(set) var sequenceStart = 0
+
+    /// `feed(_:)` for the byte at `offset` of the input (for an escape, where its "%" is).
+    @inline(__always) mutating func feed(_ b: UInt8, at offset: Int) -> Bool {
+        if needed == 0 { sequenceStart = offset }
+        return feed(b)
+    }
 }
 
 /// Decodes percent-escapes (and, for query strings, "+" as a space) of already validated bytes.

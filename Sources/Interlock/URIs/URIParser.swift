@@ -340,17 +340,17 @@ enum URIParser {
                     }
                     let v = h << 4 | l
                     if v == 0 { throw InterlockError(.uri, "percent-escape decodes to NUL", offset: i) }
-                    guard utf8.feed(v) else { throw InterlockError(.uri, "path is not valid UTF-8 once decoded", offset: i) }
+                    guard utf8.feed(v, at: i) else { throw InterlockError(.uri, "path is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
                     emit(v, bare: isUnreserved(v))
                     i += 3
                     continue
                 }
                 if isControl(c) { throw InterlockError(.uri, "control byte in path", offset: i) }
-                guard utf8.feed(c) else { throw InterlockError(.uri, "path is not valid UTF-8", offset: i) }
+                guard utf8.feed(c, at: i) else { throw InterlockError(.uri, "path is not valid UTF-8", offset: utf8.sequenceStart) }
                 emit(c, bare: isPathChar(c))
                 i += 1
             }
-            if !utf8.isComplete { throw InterlockError(.uri, "path is not valid UTF-8", offset: i) }
+            if !utf8.isComplete { throw InterlockError(.uri, "path is not valid UTF-8", offset: utf8.sequenceStart) }
             trailingSlash = i < n && input[i] == slash
             if others == 0 && dots == 1 {            // "."
                 o = segStart
@@ -382,18 +382,18 @@ enum URIParser {
                 }
                 c = h << 4 | l
                 if c == 0 { throw InterlockError(.uri, "percent-escape decodes to NUL", offset: i) }
-                guard utf8.feed(c) else { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: i) }
+                guard utf8.feed(c, at: i) else { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
                 i += 3
                 continue
             }
             if isControl(c) { throw InterlockError(.uri, "control byte in \(what)", offset: i) }
             if c == 0x26 || c == 0x3D {  // '&' and '=' end a key or value: no sequence spans them
-                if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: i) }
+                if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
             }
-            guard utf8.feed(c) else { throw InterlockError(.uri, "\(what) is not valid UTF-8", offset: i) }
+            guard utf8.feed(c, at: i) else { throw InterlockError(.uri, "\(what) is not valid UTF-8", offset: utf8.sequenceStart) }
             i += 1
         }
-        if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: i) }
+        if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
         return i
     }
 }

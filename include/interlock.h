@@ -16,7 +16,11 @@
  *     ILK_EINVAL and an index that large is out of range, never a crash; a capacity that large
  *     is taken as room enough.
  *   - After an error, ilk_errmsg() and ilk_erroffset() describe it, per thread.
- *   - Strings go in as NUL-terminated UTF-8 unless a length is passed. Strings that come out are
+ *   - Strings go in as NUL-terminated UTF-8 unless a length is passed. One the library keeps or
+ *     compares as data (a pattern, route or stage name, key, value, header, URI) that is not valid
+ *     UTF-8 gives ILK_EINVAL (ILK_EPATTERN, ILK_EURI for patterns and URIs) and ilk_erroffset()
+ *     says where the ill-formed sequence begins; a message (ilk_*_set_error) has such bytes
+ *     replaced by U+FFFD. A lookup by an ill-formed key finds nothing. Strings that come out are
  *     borrowed: each function says how long they stay valid. Never free them.
  *   - Userdata given with an ilk_free_fn is owned by the library from a successful call on, and
  *     its free function is called exactly once, when the owner lets go of it (each function says

@@ -91,7 +91,7 @@ private func addRoute(
     guard let patternPointer = pattern else { return invalid("pattern is NULL") }
     do {
         try validateUTF8(UnsafeRawBufferPointer(start: patternPointer, count: strlen(patternPointer)), what: "pattern", code: .pattern)
-        let id = try r.router.addRoute(String(cString: patternPointer), name: string(name))
+        let id = try r.router.addRoute(String(cString: patternPointer), name: text(name, "route name"))
         if let destination {
             let callback = CCallback(function: destination, userdata: userdata, free: freeFn)
             if let owner = callback.owner { r.userdata.withLock { $0.append(owner) } }

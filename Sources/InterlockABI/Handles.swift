@@ -486,9 +486,24 @@ final class ResultHandle {
     Unmanaged<T>.fromOpaque(UnsafeRawPointer(p)).release()
 }
 
-/// A C string as a Swift String (nil for NULL).
+/// A C string as a Swift String (nil for NULL), ill-formed UTF-8 replaced by U+FFFD: for
+/// messages (an error's text), where a changed byte loses nothing that matters.
 func string(_ p: UnsafePointer<CChar>?) -> String? {
     p.map { String(cString: $0) }
+}
+
+/// A C string the library keeps or compares as data (a name, key, value, header or URI) as a
+/// Swift String (nil for NULL). Ill-formed UTF-8 is an error naming `what` and the offset where
+/// its sequence begins: `String(cString:)` would replace it with U+FFFD, changing the data.
+func text(_ p: UnsafePointer<CChar>?, _ what: String) throws(InterlockError) -> String? {
+    guard let p else { return nil }
+    try validateUTF8(UnsafeRawBufferPointer(start: p, count: strlen(p)), what: what, code: .invalidArgument)
+    return String(cString: p)
+}
+
+/// A key to look up (nil for NULL or ill-formed UTF-8, which no stored key holds: `text` refuses it).
+func lookupKey(_ p: UnsafePointer<CChar>?) -> String? {
+    (try? text(p, "key")) ?? nil
 }
 
 /// A method from C: the common ones as literals (making a string from C bytes costs more than the

@@ -45,13 +45,15 @@ final class ChainHandle {
     }
 }
 
+/// The parameters `count` names and values give (nil if an array or an entry is NULL); throws for
+/// ill-formed UTF-8 in one.
 private func parameters(_ names: UnsafePointer<UnsafePointer<CChar>?>?, _ values: UnsafePointer<UnsafePointer<CChar>?>?,
-                        _ count: Int) -> [String: String]? {
+                        _ count: Int) throws(InterlockError) -> [String: String]? {
     guard count == 0 || (names != nil && values != nil) else { return nil }
     var out: [String: String] = [:]
     for i in 0..<count {
-        guard let n = names![i], let v = values![i] else { return nil }
-        out[String(cString: n)] = String(cString: v)
+        guard let n = try text(names![i], "parameter name \(i)"), let v = try text(values![i], "parameter value \(i)") else { return nil }
+        out[n] = v
     }
     return out
 }
@@ -65,7 +67,9 @@ public func ilk_router_add_filter(
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let fn else { return invalid("filter is NULL") }
     let ud = Userdata(userdata, free: freeFn)
-    let label = string(name) ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
+    let given: String?
+    do { given = try text(name, "filter name") } catch { return fail(error) }
+    let label = given ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
     r.router.addFilter(Filter(name: label) { [pools = handlePools] request, chain in try pools.with { pool in try pool.lending(request) { req in
         try pool.lending(chain) { ch in
             let rc = fn(req.opaque, ch.opaque, ud.pointer)
@@ -134,7 +138,9 @@ public func ilk_filter_chain_response(_ chain: OpaquePointer?) -> OpaquePointer?
 @_cdecl("ilk_filter_chain_redirect")
 public func ilk_filter_chain_redirect(_ chain: OpaquePointer?, _ uri: UnsafePointer<CChar>?) -> Int32 {
     guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
-    guard let uri = string(uri) else { return invalid("uri is NULL") }
+    let target: String?
+    do { target = try text(uri, "uri") } catch { return fail(error) }
+    guard let uri = target else { return invalid("uri is NULL") }
     ch.target = .redirect(uri)
     return ILK_OK
 }
@@ -145,9 +151,11 @@ public func ilk_filter_chain_redirect_to_route(
     _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ given: UInt
 ) -> Int32 {
     guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
-    guard let name = string(name) else { return invalid("name is NULL") }
     guard let count = size(given) else { return tooLarge("count", given) }
-    guard let params = parameters(names, values, count) else { return invalid("a parameter name or value is NULL") }
+    let route: String?, passed: [String: String]?
+    do { route = try text(name, "name"); passed = try parameters(names, values, count) } catch { return fail(error) }
+    guard let name = route else { return invalid("name is NULL") }
+    guard let params = passed else { return invalid("a parameter name or value is NULL") }
     ch.target = .redirectToRoute(name, params)
     return ILK_OK
 }
@@ -185,7 +193,9 @@ private func newInterceptor<Function>(
     guard let out else { return invalid("out is NULL") }
     out.pointee = nil
     guard let fn else { return invalid("interceptor function is NULL") }
-    out.pointee = retained(InterceptorHandle(make(fn, string(name) ?? "interceptor", Userdata(userdata, free: freeFn))))
+    let label: String?
+    do { label = try text(name, "interceptor name") } catch { return fail(error) }
+    out.pointee = retained(InterceptorHandle(make(fn, label ?? "interceptor", Userdata(userdata, free: freeFn))))
     return ILK_OK
 }
 
@@ -379,10 +389,12 @@ public func ilk_router_url_for(
     _ room: UInt, _ length: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
-    guard let name = string(name) else { return invalid("name is NULL") }
     guard let count = size(given) else { return tooLarge("count", given) }
     let capacity = capacity(room)
-    guard let params = parameters(names, values, count) else { return invalid("a parameter name or value is NULL") }
+    let route: String?, passed: [String: String]?
+    do { route = try text(name, "name"); passed = try parameters(names, values, count) } catch { return fail(error) }
+    guard let name = route else { return invalid("name is NULL") }
+    guard let params = passed else { return invalid("a parameter name or value is NULL") }
     do {
         let uri = try r.router.url(for: name, parameters: params)
         let n = copyOut(uri, buffer, capacity)

@@ -66,7 +66,7 @@ public func ilk_request_param_at(
 
 @_cdecl("ilk_request_param")
 public func ilk_request_param(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let h = request(r), let name = string(name),
+    guard let h = request(r), let name = lookupKey(name),
           let i = h.parameterList.firstIndex(where: { $0.name == name }) else { return nil }
     return h.parameter(i)?.1
 }
@@ -89,7 +89,7 @@ public func ilk_request_query_at(
 
 @_cdecl("ilk_request_query")
 public func ilk_request_query(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let h = request(r), let key = string(key),
+    guard let h = request(r), let key = lookupKey(key),
           let i = h.queryItems.items.firstIndex(where: { $0.key == key }) else { return nil }
     return h.query(i)?.1
 }
@@ -119,7 +119,9 @@ public func ilk_response_set_body(_ r: OpaquePointer?, _ body: UnsafeRawPointer?
 @_cdecl("ilk_response_add_header")
 public func ilk_response_add_header(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let h = response(r) else { return invalid("response is NULL") }
-    guard let name = string(name), let value = string(value) else { return invalid("header name or value is NULL") }
+    let header: (String?, String?)
+    do { header = (try text(name, "header name"), try text(value, "header value")) } catch { return fail(error) }
+    guard let name = header.0, let value = header.1 else { return invalid("header name or value is NULL") }
     h.response.addHeader(name, value)
     return ILK_OK
 }
@@ -197,22 +199,26 @@ public func ilk_result_free(_ r: OpaquePointer?) {
 
 @_cdecl("ilk_request_metadata")
 public func ilk_request_metadata(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let h = request(r), let key = string(key) else { return nil }
+    guard let h = request(r), let key = lookupKey(key) else { return nil }
     return h.keep(h.request.metadata[key])
 }
 
 @_cdecl("ilk_request_set_metadata")
 public func ilk_request_set_metadata(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
-    guard let key = string(key) else { return invalid("key is NULL") }
-    h.request.metadata[key] = string(value)
+    let entry: (String?, String?)
+    do { entry = (try text(key, "key"), try text(value, "value")) } catch { return fail(error) }
+    guard let key = entry.0 else { return invalid("key is NULL") }
+    h.request.metadata[key] = entry.1
     return ILK_OK
 }
 
 @_cdecl("ilk_request_set_param")
 public func ilk_request_set_param(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
-    guard let name = string(name), let value = string(value) else { return invalid("name or value is NULL") }
+    let parameter: (String?, String?)
+    do { parameter = (try text(name, "name"), try text(value, "value")) } catch { return fail(error) }
+    guard let name = parameter.0, let value = parameter.1 else { return invalid("name or value is NULL") }
     if let i = h.request.parameters.firstIndex(where: { $0.name == name }) {
         h.request.parameters[i].value = value
     } else {
@@ -224,15 +230,17 @@ public func ilk_request_set_param(_ r: OpaquePointer?, _ name: UnsafePointer<CCh
 
 @_cdecl("ilk_request_state")
 public func ilk_request_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let h = request(r), let key = string(key) else { return nil }
+    guard let h = request(r), let key = lookupKey(key) else { return nil }
     return h.keep(h.request.state.string(key))
 }
 
 @_cdecl("ilk_request_set_state")
 public func ilk_request_set_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
-    guard let key = string(key) else { return invalid("key is NULL") }
-    h.request.state[key] = string(value)
+    let entry: (String?, String?)
+    do { entry = (try text(key, "key"), try text(value, "value")) } catch { return fail(error) }
+    guard let key = entry.0 else { return invalid("key is NULL") }
+    h.request.state[key] = entry.1
     return ILK_OK
 }
 
@@ -283,7 +291,7 @@ public func ilk_result_trace_at(
 
 @_cdecl("ilk_result_state")
 public func ilk_result_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let h = handle(r, as: ResultHandle.self), let key = string(key) else { return nil }
+    guard let h = handle(r, as: ResultHandle.self), let key = lookupKey(key) else { return nil }
     return h.state(key)
 }
 

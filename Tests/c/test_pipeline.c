@@ -568,6 +568,63 @@ static void test_result_outlives_router(void) {
   CHECK_EQ_INT(frees, 4);
 }
 
+/* Ill-formed UTF-8 in what the library keeps as data (names, keys, values, headers, redirect
+   targets) is refused with ILK_EINVAL and the offset where the sequence begins: it used to be
+   replaced by U+FFFD, so "a\xFFb" became "a\xEF\xBF\xBDb" without a word. */
+static int setter_codes[6];
+static int dest_bad_bytes(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)userdata;
+  ilk_request *r = (ilk_request *)req;
+  setter_codes[0] = ilk_response_add_header(res, "X-Bad", "a\xFF" "b");
+  setter_codes[1] = ilk_request_set_metadata(r, "k\xC3", "v");
+  setter_codes[2] = ilk_request_set_param(r, "id", "\xE2\x82");
+  setter_codes[3] = ilk_request_set_state(r, "k", "\xED\xA0\x80");
+  setter_codes[4] = ilk_response_add_header(res, "X-Good", "\xC3\xA9");
+  setter_codes[5] = ilk_request_metadata(r, "k\xC3") == NULL;
+  return ILK_OK;
+}
+
+static int filter_bad_redirect(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)req; (void)userdata;
+  CHECK_EQ_INT(ilk_filter_chain_redirect(chain, "/x\xFF"), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_erroffset(), 2);
+  const char *names[] = {"id"}, *values[] = {"\xFF"};
+  CHECK_EQ_INT(ilk_filter_chain_redirect_to_route(chain, "user", names, values, 1), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "parameter value 0 is not valid UTF-8") != NULL);
+  return ilk_filter_chain_next(chain, req);
+}
+
+static void test_ill_formed_utf8(void) {
+  ilk_router *r;
+  ilk_router_new(&r, 0);
+  CHECK_EQ_INT(ilk_router_add_named_route(r, "/n/:id", "na\xFFme", NULL, NULL, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_erroffset(), 2);
+  CHECK(strstr(ilk_errmsg(), "route name is not valid UTF-8") != NULL);
+  CHECK_EQ_INT(ilk_router_route_count(r), 0);
+  CHECK_EQ_INT(ilk_router_add_named_route(r, "/u/:id", "user", dest_bad_bytes, NULL, NULL, NULL), ILK_OK);
+  char buf[64];
+  size_t len = 0;
+  const char *names[] = {"id"}, *bad[] = {"a\xFF" "b"}, *good[] = {"\xC3\xA9"};
+  CHECK_EQ_INT(ilk_router_url_for(r, "user", names, bad, 1, buf, sizeof buf, &len), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_erroffset(), 1);
+  CHECK_EQ_INT(ilk_router_url_for(r, "user", names, good, 1, buf, sizeof buf, &len), ILK_OK);
+  CHECK_EQ_STR(buf, "/u/%C3%A9");
+  CHECK_EQ_INT(ilk_router_add_filter(r, "bad\xC3", filter_bad_redirect, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_add_filter(r, "redirects", filter_bad_redirect, NULL, NULL), ILK_OK);
+  ilk_interceptor *i = NULL;
+  CHECK_EQ_INT(ilk_interceptor_new_request(&i, "\xFF", req_mark, NULL, NULL), ILK_EINVAL);
+  CHECK(i == NULL);
+  ilk_result *res = NULL;
+  CHECK_EQ_INT(resolve(r, NULL, "/u/7", &res), ILK_OK);
+  for (int k = 0; k < 4; k++) CHECK_EQ_INT(setter_codes[k], ILK_EINVAL);
+  CHECK_EQ_INT(setter_codes[4], ILK_OK);
+  CHECK_EQ_INT(setter_codes[5], 1);
+  CHECK_EQ_INT((int)ilk_result_header_count(res), 1);
+  CHECK_EQ_STR(ilk_request_param(ilk_result_request(res), "id"), "7");
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
 int main(void) {
   test_order();
   test_filter_changes_request();
@@ -579,5 +636,6 @@ int main(void) {
   test_nested_and_url_for();
   test_null_arguments();
   test_result_outlives_router();
+  test_ill_formed_utf8();
   return check_summary("test_pipeline");
 }

@@ -61,5 +61,10 @@ let ILK_ECALLBACK: Int32 = ErrorCode.callback.rawValue
 /// the caller answers with `tooLarge`.
 @inline(__always) func size(_ n: UInt) -> Int? { n <= UInt(Int.max) ? Int(n) : nil }
 
+/// `body`'s status, or the status of the error it throws (recorded for `ilk_errmsg`).
+@inline(__always) func checked(_ body: () throws(InterlockError) -> Int32) -> Int32 {
+    do { return try body() } catch { return fail(error) }
+}
+
 /// The invalid-argument error for a size no memory has.
 func tooLarge(_ what: String, _ n: UInt) -> Int32 { invalid("\(what) \(n) is larger than any array or buffer") }

@@ -88,10 +88,9 @@ private func addRoute(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ routeID: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
-    guard let patternPointer = pattern else { return invalid("pattern is NULL") }
     do {
-        try validateUTF8(UnsafeRawBufferPointer(start: patternPointer, count: strlen(patternPointer)), what: "pattern", code: .pattern)
-        let id = try r.router.addRoute(String(cString: patternPointer), name: text(name, "route name"))
+        guard let pattern = try text(pattern, "pattern", code: .pattern) else { return invalid("pattern is NULL") }
+        let id = try r.router.addRoute(pattern, name: text(name, "route name"))
         if let destination {
             let callback = CCallback(function: destination, userdata: userdata, free: freeFn)
             if let owner = callback.owner { r.userdata.withLock { $0.append(owner) } }

@@ -492,12 +492,13 @@ func string(_ p: UnsafePointer<CChar>?) -> String? {
     p.map { String(cString: $0) }
 }
 
-/// A C string the library keeps or compares as data (a name, key, value, header or URI) as a
-/// Swift String (nil for NULL). Ill-formed UTF-8 is an error naming `what` and the offset where
-/// its sequence begins: `String(cString:)` would replace it with U+FFFD, changing the data.
-func text(_ p: UnsafePointer<CChar>?, _ what: String) throws(InterlockError) -> String? {
+/// A C string the library keeps or compares as data (a pattern, name, key, value, header or URI)
+/// as a Swift String (nil for NULL). Ill-formed UTF-8 is an error (`code`) naming `what` and the
+/// offset where its sequence begins: `String(cString:)` would replace it with U+FFFD, changing
+/// the data.
+func text(_ p: UnsafePointer<CChar>?, _ what: String, code: ErrorCode = .invalidArgument) throws(InterlockError) -> String? {
     guard let p else { return nil }
-    try validateUTF8(UnsafeRawBufferPointer(start: p, count: strlen(p)), what: what, code: .invalidArgument)
+    try validateUTF8(UnsafeRawBufferPointer(start: p, count: strlen(p)), what: what, code: code)
     return String(cString: p)
 }
 

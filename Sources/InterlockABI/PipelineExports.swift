@@ -67,9 +67,8 @@ public func ilk_router_add_filter(
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let fn else { return invalid("filter is NULL") }
     let ud = Userdata(userdata, free: freeFn)
-    let given: String?
-    do { given = try text(name, "filter name") } catch { return fail(error) }
-    let label = given ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)"
+    let label: String
+    do { label = try text(name, "filter name") ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)" } catch { return fail(error) }
     r.router.addFilter(Filter(name: label) { [pools = handlePools] request, chain in try pools.with { pool in try pool.lending(request) { req in
         try pool.lending(chain) { ch in
             let rc = fn(req.opaque, ch.opaque, ud.pointer)
@@ -138,11 +137,11 @@ public func ilk_filter_chain_response(_ chain: OpaquePointer?) -> OpaquePointer?
 @_cdecl("ilk_filter_chain_redirect")
 public func ilk_filter_chain_redirect(_ chain: OpaquePointer?, _ uri: UnsafePointer<CChar>?) -> Int32 {
     guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
-    let target: String?
-    do { target = try text(uri, "uri") } catch { return fail(error) }
-    guard let uri = target else { return invalid("uri is NULL") }
-    ch.target = .redirect(uri)
-    return ILK_OK
+    return checked { () throws(InterlockError) in
+        guard let uri = try text(uri, "uri") else { return invalid("uri is NULL") }
+        ch.target = .redirect(uri)
+        return ILK_OK
+    }
 }
 
 @_cdecl("ilk_filter_chain_redirect_to_route")
@@ -152,12 +151,12 @@ public func ilk_filter_chain_redirect_to_route(
 ) -> Int32 {
     guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
     guard let count = size(given) else { return tooLarge("count", given) }
-    let route: String?, passed: [String: String]?
-    do { route = try text(name, "name"); passed = try parameters(names, values, count) } catch { return fail(error) }
-    guard let name = route else { return invalid("name is NULL") }
-    guard let params = passed else { return invalid("a parameter name or value is NULL") }
-    ch.target = .redirectToRoute(name, params)
-    return ILK_OK
+    return checked { () throws(InterlockError) in
+        guard let name = try text(name, "name") else { return invalid("name is NULL") }
+        guard let params = try parameters(names, values, count) else { return invalid("a parameter name or value is NULL") }
+        ch.target = .redirectToRoute(name, params)
+        return ILK_OK
+    }
 }
 
 @_cdecl("ilk_router_set_guard")
@@ -193,10 +192,11 @@ private func newInterceptor<Function>(
     guard let out else { return invalid("out is NULL") }
     out.pointee = nil
     guard let fn else { return invalid("interceptor function is NULL") }
-    let label: String?
-    do { label = try text(name, "interceptor name") } catch { return fail(error) }
-    out.pointee = retained(InterceptorHandle(make(fn, label ?? "interceptor", Userdata(userdata, free: freeFn))))
-    return ILK_OK
+    return checked { () throws(InterlockError) in
+        let label = try text(name, "interceptor name") ?? "interceptor"
+        out.pointee = retained(InterceptorHandle(make(fn, label, Userdata(userdata, free: freeFn))))
+        return ILK_OK
+    }
 }
 
 @_cdecl("ilk_interceptor_new_request")
@@ -391,17 +391,13 @@ public func ilk_router_url_for(
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let count = size(given) else { return tooLarge("count", given) }
     let capacity = capacity(room)
-    let route: String?, passed: [String: String]?
-    do { route = try text(name, "name"); passed = try parameters(names, values, count) } catch { return fail(error) }
-    guard let name = route else { return invalid("name is NULL") }
-    guard let params = passed else { return invalid("a parameter name or value is NULL") }
-    do {
+    return checked { () throws(InterlockError) in
+        guard let name = try text(name, "name") else { return invalid("name is NULL") }
+        guard let params = try parameters(names, values, count) else { return invalid("a parameter name or value is NULL") }
         let uri = try r.router.url(for: name, parameters: params)
         let n = copyOut(uri, buffer, capacity)
         length?.pointee = n
         if buffer == nil || n >= capacity { return invalid("buffer of \(capacity) bytes is too small for \(n + 1)") }
         return ILK_OK
-    } catch {
-        return fail(error)
     }
 }

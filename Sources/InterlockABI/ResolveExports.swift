@@ -119,11 +119,13 @@ public func ilk_response_set_body(_ r: OpaquePointer?, _ body: UnsafeRawPointer?
 @_cdecl("ilk_response_add_header")
 public func ilk_response_add_header(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let h = response(r) else { return invalid("response is NULL") }
-    let header: (String?, String?)
-    do { header = (try text(name, "header name"), try text(value, "header value")) } catch { return fail(error) }
-    guard let name = header.0, let value = header.1 else { return invalid("header name or value is NULL") }
-    h.response.addHeader(name, value)
-    return ILK_OK
+    return checked { () throws(InterlockError) in
+        guard let name = try text(name, "header name"), let value = try text(value, "header value") else {
+            return invalid("header name or value is NULL")
+        }
+        h.response.addHeader(name, value)
+        return ILK_OK
+    }
 }
 
 @_cdecl("ilk_response_set_error")
@@ -206,26 +208,26 @@ public func ilk_request_metadata(_ r: OpaquePointer?, _ key: UnsafePointer<CChar
 @_cdecl("ilk_request_set_metadata")
 public func ilk_request_set_metadata(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
-    let entry: (String?, String?)
-    do { entry = (try text(key, "key"), try text(value, "value")) } catch { return fail(error) }
-    guard let key = entry.0 else { return invalid("key is NULL") }
-    h.request.metadata[key] = entry.1
-    return ILK_OK
+    return checked { () throws(InterlockError) in
+        guard let key = try text(key, "key") else { return invalid("key is NULL") }
+        h.request.metadata[key] = try text(value, "value")
+        return ILK_OK
+    }
 }
 
 @_cdecl("ilk_request_set_param")
 public func ilk_request_set_param(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
-    let parameter: (String?, String?)
-    do { parameter = (try text(name, "name"), try text(value, "value")) } catch { return fail(error) }
-    guard let name = parameter.0, let value = parameter.1 else { return invalid("name or value is NULL") }
-    if let i = h.request.parameters.firstIndex(where: { $0.name == name }) {
-        h.request.parameters[i].value = value
-    } else {
-        h.request.parameters.append((name, value))
+    return checked { () throws(InterlockError) in
+        guard let name = try text(name, "name"), let value = try text(value, "value") else { return invalid("name or value is NULL") }
+        if let i = h.request.parameters.firstIndex(where: { $0.name == name }) {
+            h.request.parameters[i].value = value
+        } else {
+            h.request.parameters.append((name, value))
+        }
+        h.parametersChanged()
+        return ILK_OK
     }
-    h.parametersChanged()
-    return ILK_OK
 }
 
 @_cdecl("ilk_request_state")
@@ -237,11 +239,11 @@ public func ilk_request_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?)
 @_cdecl("ilk_request_set_state")
 public func ilk_request_set_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
-    let entry: (String?, String?)
-    do { entry = (try text(key, "key"), try text(value, "value")) } catch { return fail(error) }
-    guard let key = entry.0 else { return invalid("key is NULL") }
-    h.request.state[key] = entry.1
-    return ILK_OK
+    return checked { () throws(InterlockError) in
+        guard let key = try text(key, "key") else { return invalid("key is NULL") }
+        h.request.state[key] = try text(value, "value")
+        return ILK_OK
+    }
 }
 
 @_cdecl("ilk_request_set_error")

@@ -37,3 +37,6 @@ func onThreads(_ bodies: [@Sendable () -> Void]) {
     }
     for t in threads { pthread_join(t, nil) }
 }
+
+/// One of `items`, chosen by `rng` (the random tables' and requests' building block).
+func pick<T>(_ items: [T], _ rng: inout SplitMix) -> T { items[Int(rng.next() % UInt64(items.count))] }

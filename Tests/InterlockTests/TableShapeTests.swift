@@ -12,8 +12,6 @@ struct TableShapeTests {
     static let methods: [String?] = [nil, "GET", "POST"]
     static let origins = ["", "", "", "https://h.example", "app://"]
 
-    func pick<T>(_ items: [T], _ rng: inout SplitMix) -> T { items[Int(rng.next() % UInt64(items.count))] }
-
     func randomPattern(_ rng: inout SplitMix) -> String {
         var path = ""
         for s in 0..<Int(rng.next() % 4) {
@@ -108,8 +106,6 @@ struct WideTableShapeTests {
                          "%C3%A9", "AB", "a.b", "~", "a-b", "123456789012345678901234567890"]
     static let methods: [String?] = [nil, "GET", "POST", "HEAD", "PROPFIND", "get"]
     static let origins = ["", "", "", "", "https://h.example", "app://", "http://h.example", "APP://"]
-
-    func pick<T>(_ items: [T], _ rng: inout SplitMix) -> T { items[Int(rng.next() % UInt64(items.count))] }
 
     func randomPattern(_ rng: inout SplitMix) -> String {
         var path = ""

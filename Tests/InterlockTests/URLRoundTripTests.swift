@@ -15,8 +15,6 @@ struct URLRoundTripTests {
     static let methods: [String?] = [nil, "GET", "POST", "PROPFIND"]
     static let origins = ["", "", "", "https://h.example", "app://", "http://h.example"]
 
-    func pick<T>(_ items: [T], _ rng: inout SplitMix) -> T { items[Int(rng.next() % UInt64(items.count))] }
-
     func randomPattern(_ rng: inout SplitMix) -> String {
         var path = ""
         for s in 0..<Int(rng.next() % 5) {

@@ -134,12 +134,10 @@ func withBytes<R>(_ string: String, _ body: (UnsafeRawBufferPointer) throws(Inte
 /// Checks that `bytes` are valid UTF-8; the error names `what` and the offset of the first bad byte.
 public func validateUTF8(_ bytes: UnsafeRawBufferPointer, what: String, code: ErrorCode) throws(InterlockError) {
     var v = UTF8Validator()
-    var start = 0
     for (i, b) in bytes.enumerated() {
-        if v.isComplete { start = i }
-        guard v.feed(b) else { throw InterlockError(code, "\(what) is not valid UTF-8", offset: v.isComplete ? i : start) }
+        guard v.feed(b, at: i) else { throw InterlockError(code, "\(what) is not valid UTF-8", offset: v.sequenceStart) }
     }
-    if !v.isComplete { throw InterlockError(code, "\(what) is not valid UTF-8", offset: start) }
+    if !v.isComplete { throw InterlockError(code, "\(what) is not valid UTF-8", offset: v.sequenceStart) }
 }
 
 /// Whether `n` bytes at `a` and `b` are equal, by overlapping word loads (paths and methods are

@@ -411,7 +411,9 @@ size_t ilk_match_batch_count(const ilk_match_batch *batch);
  * offsets into the parameter text: answer i's parameters are the NUL-separated
  * "name\0value\0name\0value\0..." bytes from offsets[i] to offsets[i + 1] (offsets has count + 1
  * elements) of the text returned by ilk_match_batch_text. For ILK_EURI the text of answer i is the
- * error message instead. Any out-pointer may be NULL.
+ * error instead: the message ilk_router_match would leave in ilk_errmsg(), then " (at byte N)"
+ * with the offset it would give, then a NUL byte ("bad percent-escape in path (at byte 3)\0").
+ * Any out-pointer may be NULL.
  */
 int ilk_match_batch_arrays(const ilk_match_batch *batch, const int32_t **statuses, const uint32_t **route_ids,
                            const size_t **offsets);

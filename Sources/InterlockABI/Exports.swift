@@ -92,12 +92,9 @@ private func addRoute(
         guard let pattern = try text(pattern, "pattern", code: .pattern) else { return invalid("pattern is NULL") }
         let id = try r.router.addRoute(pattern, name: text(name, "route name"))
         if let destination {
-            let callback = CCallback(function: destination, userdata: userdata, free: freeFn)
-            if let owner = callback.owner { r.userdata.withLock { $0.append(owner) } }
-            try r.router.setDestination(callback.destination, for: id)
-        } else if freeFn != nil {
-            r.userdata.withLock { $0.append(Userdata(userdata, free: freeFn)) }
+            try r.router.setDestination(CCallback(function: destination, userdata: userdata).destination, for: id)
         }
+        if freeFn != nil { r.userdata.withLock { $0.append(Userdata(userdata, free: freeFn)) } }
         routeID?.pointee = id
         return ILK_OK
     } catch {
@@ -110,11 +107,11 @@ public func ilk_router_set_default(
     _ router: OpaquePointer?, _ destination: DestinationFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
-    let callback = destination.map { CCallback(function: $0, userdata: userdata, free: freeFn) }
-    r.router.defaultDestination = callback?.destination
-    let old = r.defaultCallback.withLock { slot in
+    r.router.defaultDestination = destination.map { CCallback(function: $0, userdata: userdata).destination }
+    let owner = destination == nil ? nil : freeFn.map { Userdata(userdata, free: $0) }
+    let old = r.defaultUserdata.withLock { slot in
         let old = slot
-        slot = callback
+        slot = owner
         return old
     }
     old?.dispose()

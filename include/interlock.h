@@ -211,8 +211,10 @@ int ilk_router_add_route(ilk_router *router, const char *pattern, ilk_destinatio
 /**
  * Sets the destination that ilk_router_resolve runs when no route matches (ILK_NOT_FOUND; a
  * method-not-allowed answer does not go to it). NULL clears it, and then `free_fn`, if given, is
- * called on `userdata` at once. The userdata of a destination it replaces is freed at once; the new
- * one when the router is freed or when it is replaced in turn. Returns ILK_OK or ILK_EINVAL.
+ * called on `userdata` at once. The userdata of a destination it replaces is freed at once, or,
+ * if a resolve is running that destination (on another thread, or the destination itself called
+ * this), when that resolve ends; the new one when the router is freed or when it is replaced in
+ * turn. Returns ILK_OK or ILK_EINVAL.
  */
 int ilk_router_set_default(ilk_router *router, ilk_destination_fn destination, void *userdata,
                            ilk_free_fn free_fn);
@@ -234,8 +236,9 @@ int ilk_router_add_filter(ilk_router *router, const char *name, ilk_filter_fn fi
                           void *userdata, ilk_free_fn free_fn);
 
 /**
- * Sets the guard of route `route_id` (replacing any; the replaced userdata is freed at once; NULL
- * removes it). ILK_OK, ILK_EINVAL or ILK_ENOROUTE (then the userdata stays the caller's).
+ * Sets the guard of route `route_id` (replacing any; the replaced userdata is freed at once, or
+ * when the resolves running that guard end, as for ilk_router_set_default; NULL removes it).
+ * ILK_OK, ILK_EINVAL or ILK_ENOROUTE (then the userdata stays the caller's).
  */
 int ilk_router_set_guard(ilk_router *router, uint32_t route_id, ilk_guard_fn guard, void *userdata,
                          ilk_free_fn free_fn);

@@ -107,14 +107,16 @@ public func ilk_router_set_default(
     _ router: OpaquePointer?, _ destination: DestinationFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
-    r.router.defaultDestination = destination.map { CCallback(function: $0, userdata: userdata).destination }
+    // The destination holds its userdata's owner: a resolve running the one replaced keeps it
+    // until it ends. The handle holds it too, to free it when the router is freed.
     let owner = destination == nil ? nil : freeFn.map { Userdata(userdata, free: $0) }
     let old = r.defaultUserdata.withLock { slot in
         let old = slot
         slot = owner
         return old
     }
-    old?.dispose()
+    r.router.defaultDestination = destination.map { CCallback(function: $0, userdata: userdata).destination(keeping: owner) }
+    _ = consume old         // freed here unless a resolve runs it
     if destination == nil, let freeFn { freeFn(userdata) }   // nothing will use it
     return ILK_OK
 }

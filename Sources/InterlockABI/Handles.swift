@@ -43,6 +43,13 @@ final class CCallback: @unchecked Sendable {
         self.pointer = userdata
     }
 
+    /// The callback as a Swift destination that holds `owner` (its userdata's) as long as it lives.
+    func destination(keeping owner: Userdata?) -> Destination {
+        guard let owner else { return destination }
+        let destination = destination
+        return { request, response in try withExtendedLifetime(owner) { try destination(request, &response) } }
+    }
+
     /// The callback as a Swift destination.
     var destination: Destination {
         { [self] request, response in
@@ -67,7 +74,8 @@ final class RouterHandle {
     let router: Router
     /// Userdata of every route, freed when the router is.
     let userdata = Mutex<[Userdata]>([])
-    /// The userdata of the default destination, freed when it is replaced or the router is.
+    /// The userdata of the default destination, freed when the router is (or, once replaced,
+    /// when nothing runs it: the destination holds it too).
     let defaultUserdata = Mutex<Userdata?>(nil)
     /// Numbers unnamed filters.
     let filterCount = Atomic<Int>(0)

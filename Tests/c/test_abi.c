@@ -447,6 +447,53 @@ static int headers_destination(const ilk_request *req, ilk_response *res, void *
   return ILK_OK;
 }
 
+/* A callback that replaces itself while it runs (callbacks may change the router) must keep its
+ * userdata until it returns: the replaced userdata is freed once nothing runs it. */
+static ilk_router *replacing_router;
+static int freed_while_running;
+
+static int self_replacing_default(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)req;
+  ilk_router_set_default(replacing_router, default_destination, (void *)10, count_free);
+  if (frees[(int)(size_t)userdata] != 0) freed_while_running++;
+  ilk_response_set_status(res, 299);
+  return 0;
+}
+
+static int self_replacing_guard(const ilk_request *req, void *userdata) {
+  ilk_router_set_guard(replacing_router, ilk_request_route_id(req), NULL, NULL, NULL);
+  if (frees[(int)(size_t)userdata] != 0) freed_while_running++;
+  return 1;
+}
+
+static void test_replacing_a_running_callback(void) {
+  ilk_router *r;
+  ilk_result *res;
+  uint32_t id;
+  memset(frees, 0, sizeof frees);
+  ilk_router_new(&r, 0);
+  replacing_router = r;
+  CHECK_EQ_INT(ilk_router_add_route(r, "/guarded", echo_destination, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(ilk_router_set_guard(r, id, self_replacing_guard, (void *)11, count_free), ILK_OK);
+  CHECK_EQ_INT(ilk_router_set_default(r, self_replacing_default, (void *)9, count_free), ILK_OK);
+  CHECK_EQ_INT(resolve(r, NULL, "/nowhere", &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_response_status(res), 299);
+  ilk_result_free(res);
+  CHECK_EQ_INT(resolve(r, NULL, "/guarded", &res), ILK_OK);
+  ilk_result_free(res);
+  CHECK_EQ_INT(freed_while_running, 0);
+  CHECK_EQ_INT(frees[9], 1);      /* freed once its resolve ended */
+  CHECK_EQ_INT(frees[11], 1);
+  CHECK_EQ_INT(frees[10], 0);     /* the default now */
+  CHECK_EQ_INT(resolve(r, NULL, "/nowhere", &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_response_status(res), 404);
+  ilk_result_free(res);
+  ilk_router_free(r);
+  CHECK_EQ_INT(frees[9], 1);
+  CHECK_EQ_INT(frees[10], 1);
+  CHECK_EQ_INT(frees[11], 1);
+}
+
 static void test_names_headers_and_batches(void) {
   ilk_router *r;
   ilk_match_batch *b;
@@ -758,5 +805,6 @@ int main(void) {
   test_add_route();
   test_match();
   test_resolve();
+  test_replacing_a_running_callback();
   return check_summary("test_abi");
 }

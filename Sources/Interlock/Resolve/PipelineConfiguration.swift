@@ -132,18 +132,30 @@ extension Router {
     /// once: they hold the parts as they were, so a replaced callback (and its C userdata) is
     /// let go of now, not at the next resolve.
     private func changeParts(of id: RouteID, _ change: (RouteParts) -> RouteParts) throws(InterlockError) {
-        let stale = try state.withLock { (s: inout State) throws(InterlockError) -> [PipelineRun] in
+        try replacing { (s: inout State) throws(InterlockError) in
             try s.checkRoute(id)
             s.pipeline.routes[Int(id) - 1] = change(s.pipeline.routes[Int(id) - 1])
-            return s.takeRuns()
         }
-        _ = consume stale
     }
 
-    /// The destination that runs when no route matches; nil for none.
+    /// Makes `change`, which replaces callbacks, under the lock, and lets go of what held the
+    /// replaced ones after it: the pipeline as it was and the spare runs. Letting go of a
+    /// callback may run a C free function, which may call the router. A resolve that is running
+    /// a replaced callback keeps it (and its userdata) until it ends.
+    private func replacing(_ change: (inout State) throws(InterlockError) -> Void) throws(InterlockError) {
+        // Returned and dropped: released after the lock.
+        _ = try state.withLock { (s: inout State) throws(InterlockError) -> (PipelineConfiguration, [PipelineRun]) in
+            let before = s.pipeline
+            try change(&s)
+            return (before, s.takeRuns())
+        }
+    }
+
+    /// The destination that runs when no route matches; nil for none. The one replaced is let
+    /// go of at once, or, by a resolve running it, when that resolve ends.
     public var defaultDestination: Destination? {
         get { state.withLock { $0.pipeline.defaultDestination } }
-        set { state.withLock { $0.pipeline.defaultDestination = newValue } }
+        set { try? replacing { $0.pipeline.defaultDestination = newValue } }
     }
 
     /// Appends a filter to the global chain.

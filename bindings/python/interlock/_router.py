@@ -101,13 +101,24 @@ def _check(code: int) -> int:
     return code
 
 
+def _surrogate(text: str, error: UnicodeEncodeError) -> tuple[str, int]:
+    """What a string with a lone surrogate (which UTF-8 cannot hold) says about it: the problem,
+    and the byte offset where its encoding would hold the surrogate."""
+    at = len(text[:error.start].encode("utf-8", "surrogatepass"))
+    return f"lone surrogate U+{ord(text[error.start]):04X} is not valid UTF-8", at
+
+
 def _b(value: Optional[str], what: str) -> Optional[bytes]:
     """`value` (named `what` in errors) as the library takes it: UTF-8, ended by a NUL byte. One
     inside would end it early (a pattern, a parameter value or a header cut short without a word),
-    so it is refused with its byte offset."""
+    so it is refused with its byte offset, as is a lone surrogate."""
     if value is None:
         return None
-    data = value.encode("utf-8")
+    try:
+        data = value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        message, at = _surrogate(value, e)
+        raise InvalidArgumentError(f"{what}: {message} at offset {at}", n.EINVAL) from None
     if b"\0" in data:
         raise InvalidArgumentError(f"{what}: NUL byte at offset {data.index(0)}", n.EINVAL)
     return data
@@ -115,9 +126,19 @@ def _b(value: Optional[str], what: str) -> Optional[bytes]:
 
 def _message_b(message: str) -> bytes:
     """A message for the library (an abort's reason, a callback's error): a NUL byte is written as
-    "\\x00", so that the message is neither cut short nor, raised from the callback reporting it,
-    lost."""
-    return message.replace("\0", "\\x00").encode("utf-8")
+    "\\x00" and a lone surrogate as "\\udXXX", so that the message is neither cut short nor, raised
+    from the callback reporting it, lost."""
+    return message.replace("\0", "\\x00").encode("utf-8", "backslashreplace")
+
+
+def _uri_b(uri: str, what: str = "URI") -> bytes:
+    """A URI for the library: UTF-8 (a lone surrogate is a malformed URI, named with its byte
+    offset, as the library names ill-formed UTF-8)."""
+    try:
+        return uri.encode()
+    except UnicodeEncodeError as e:
+        message, at = _surrogate(uri, e)
+        raise URIError(f"{what}: {message}", n.EURI, at) from None
 
 
 # Methods as the library takes them, made once each: requests carry few distinct methods, and
@@ -759,7 +780,10 @@ class Router:
         pointer = self._pointer
         if pointer is None:
             raise InvalidArgumentError("router is closed", n.EINVAL)
-        data = uri.encode()            # UTF-8 (the default: naming it costs a lookup a call)
+        try:
+            data = uri.encode()        # UTF-8 (the default: naming it costs a lookup a call)
+        except UnicodeEncodeError:
+            data = _uri_b(uri)
         length = len(data)
         # The method as `_method_b` makes it, inline: a call costs more than the rest of it.
         method_bytes = (_METHODS.get(method) or _method_b(method)) if method else None
@@ -800,7 +824,12 @@ class Router:
         count = len(uris)
         # The URIs one after another, each followed by a NUL: the last by the one that ends every
         # bytes object, which c_char_p hands over (not appending it spares a copy of them all).
-        data = "\0".join(uris).encode()
+        try:
+            data = "\0".join(uris).encode()
+        except UnicodeEncodeError:
+            for i, u in enumerate(uris):
+                _uri_b(u, f"URI {i}")
+            raise
         data_len = len(data) + 1 if count else 0
         if method is None or isinstance(method, str):
             methods = _method_b(method)
@@ -812,7 +841,12 @@ class Router:
                 joined = "\0".join(method)
             except TypeError:
                 joined = "\0".join(m or "" for m in method)
-            methods = joined.encode()
+            try:
+                methods = joined.encode()
+            except UnicodeEncodeError:
+                for i, m in enumerate(method):
+                    _b(m, f"method {i}")
+                raise
             methods_len = len(methods) + 1
         rc = lib.ilk_router_match_requests(self._h, methods, methods_len, data, data_len, slot.batch,
                                            slot.view_ref)
@@ -983,7 +1017,7 @@ class Router:
         """Runs the pipeline for `uri` under `method` (None or "": any method). A Python exception
         raised by any callback is re-raised here with its own type and traceback; URIError for a
         malformed URI, InvalidArgumentError for a malformed method."""
-        data = uri.encode("utf-8")
+        data = _uri_b(uri)
         return self._run(lambda out: lib.ilk_router_resolve(self._h, _method_b(method), data, len(data), out))
 
     def _run(self, call: Callable[[Any], int]) -> Result:

@@ -182,3 +182,45 @@ def test_a_message_with_a_nul_byte_is_kept_whole():
     result = router.resolve("/a")
     assert result.status == Status.ABORTED
     assert result.error == "no\\x00pe"
+
+
+@pytest.mark.parametrize("what, call, offset", [
+    ("pattern", lambda r: r.add_route("GET /b\ud800/c", lambda req: None), 6),
+    ("route name", lambda r: r.add_route("GET /b", lambda req: None, name="b\udfffc"), 1),
+    ("parameter 'id'", lambda r: r.url_for("user", id="é\ud800"), 2),
+    ("method", lambda r: r.match("/a", "GET\ud800"), 3),
+    ("method", lambda r: r.resolve("/a", "G\udc00"), 1),
+    ("method 1", lambda r: r.match_many(["/a", "/a"], ["GET", "P\ud800"]), 1),
+])
+def test_a_lone_surrogate_in_a_string_for_the_library_is_refused_with_its_offset(what, call, offset):
+    # UTF-8 cannot hold a lone surrogate: the library's error, not a UnicodeEncodeError.
+    router = _nul_router()
+    with pytest.raises(interlock.InvalidArgumentError,
+                       match=f"^{what}: lone surrogate U\\+D[89A-F][0-9A-F]{{2}} is not valid UTF-8 at offset {offset}$"):
+        call(router)
+    assert router.match("/b") is None
+    assert router.match("/a", "GET").route_id == 1
+
+
+@pytest.mark.parametrize("call, what, offset", [
+    (lambda r: r.match("/u/é\ud800"), "URI", 5),
+    (lambda r: r.resolve("/u/\udbff"), "URI", 3),
+    (lambda r: r.match_many(["/a", "/u/x\ud800y"]), "URI 1", 4),
+])
+def test_a_lone_surrogate_in_a_uri_is_a_malformed_uri_at_its_byte_offset(call, what, offset):
+    router = _nul_router()
+    with pytest.raises(interlock.URIError, match=f"^{what}: lone surrogate U\\+D[89A-F][0-9A-F]{{2}} is not valid UTF-8") as e:
+        call(router)
+    assert e.value.offset == offset and e.value.code == -4     # ILK_EURI
+
+
+def test_a_message_with_a_lone_surrogate_is_kept():
+    router = interlock.Router()
+    router.add_route("GET /a", lambda req: None)
+
+    def stop(req):
+        raise interlock.Abort("no\ud800pe")
+    router.add_request_interceptor(stop)
+    result = router.resolve("/a")
+    assert result.status == Status.ABORTED
+    assert result.error == "no\\ud800pe"

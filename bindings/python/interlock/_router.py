@@ -124,11 +124,22 @@ def _b(value: Optional[str], what: str) -> Optional[bytes]:
     return data
 
 
-def _message_b(message: str) -> bytes:
+def _text_of(value: Any) -> str:
+    """`value` as text for a message: a callback's reason or exception may be any object, and a
+    callback plumbing that raised would hand the library no answer at all."""
+    if isinstance(value, str):
+        return value
+    try:
+        return str(value)
+    except BaseException:  # noqa: BLE001
+        return f"<{type(value).__name__} object whose str() raised>"
+
+
+def _message_b(message: Any) -> bytes:
     """A message for the library (an abort's reason, a callback's error): a NUL byte is written as
     "\\x00" and a lone surrogate as "\\udXXX", so that the message is neither cut short nor, raised
     from the callback reporting it, lost."""
-    return message.replace("\0", "\\x00").encode("utf-8", "backslashreplace")
+    return _text_of(message).replace("\0", "\\x00").encode("utf-8", "backslashreplace")
 
 
 def _uri_b(uri: str, what: str = "URI") -> bytes:
@@ -1124,7 +1135,7 @@ class Router:
 def _failed(ctx: _Context, error: BaseException, request_pointer: int) -> int:
     if ctx.exception is None:
         ctx.exception = error
-    lib.ilk_request_set_error(request_pointer, _message_b(f"{type(error).__name__}: {error}"))
+    lib.ilk_request_set_error(request_pointer, _message_b(f"{type(error).__name__}: {_text_of(error)}"))
     return -1
 
 

@@ -224,3 +224,32 @@ def test_a_message_with_a_lone_surrogate_is_kept():
     result = router.resolve("/a")
     assert result.status == Status.ABORTED
     assert result.error == "no\\ud800pe"
+
+
+def test_an_abort_reason_or_an_error_that_is_not_plain_text_still_ends_the_resolve_as_it_should(monkeypatch):
+    # An exception escaping the callback plumbing reaches sys.unraisablehook, and the library
+    # gets no answer (ctypes hands it an undefined value): none may.
+    escaped = []
+    monkeypatch.setattr(sys, "unraisablehook", escaped.append)
+    router = interlock.Router()
+    router.add_route("GET /a", lambda req: None)
+
+    def stop(req):
+        raise interlock.Abort(42)
+    router.add_request_interceptor(stop)
+    result = router.resolve("/a")
+    assert result.status == Status.ABORTED and result.error == "42"
+
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError("no text")
+
+    def fail(req):
+        raise Unprintable()
+    other = interlock.Router()
+    other.add_route("GET /a", fail)
+    other.add_request_interceptor(lambda req: None)
+    with pytest.raises(Unprintable):
+        other.resolve("/a")
+    assert other.resolve("/none").status == Status.NOT_FOUND
+    assert escaped == []

@@ -2,7 +2,8 @@ import Testing
 @testable import Interlock
 
 /// Random tables (literals, constrained and plain parameters, catch-alls, optional parts, methods,
-/// schemes and hosts) and random requests, answered by the router and by a model of the README's
+/// schemes and hosts; case-sensitive, case-insensitive and strict about slashes), grown between
+/// lookups, and random requests, answered by the router and by a model of the README's
 /// "Which route wins" written here, route by route with no tree: every route that accepts the
 /// request is a candidate, the most specific path wins segment by segment, then the tie rules.
 /// The shape tests hold the router's ways of compiling a table to one another; this holds them
@@ -133,10 +134,13 @@ struct PrecedenceModelTests {
         return ((method.map { $0 + " " } ?? "") + prefix + path, method, origin, variants)
     }
 
-    static func randomRequest(_ rng: inout SplitMix) -> (uri: String, request: ModelRequest) {
+    /// A random request; under `strictSlash` a trailing slash is an empty last segment.
+    static func randomRequest(_ rng: inout SplitMix, strictSlash: Bool) -> (uri: String, request: ModelRequest) {
         var segments: [String] = []
         for _ in 0..<Int(rng.next() % 5) { segments.append(pick(values, &rng)) }
-        let path = segments.joined(separator: "/") + (rng.next() % 6 == 0 && !segments.isEmpty ? "/" : "")
+        let trailingSlash = rng.next() % 6 == 0 && !segments.isEmpty
+        let path = segments.joined(separator: "/") + (trailingSlash ? "/" : "")
+        if trailingSlash && strictSlash { segments.append("") }
         switch rng.next() % 6 {
         case 0: return ("https://h.example/" + path, ModelRequest(scheme: "https", host: "h.example", segments: segments))
         case 1: return ("https://other.example/" + path, ModelRequest(scheme: "https", host: "other.example", segments: segments))
@@ -222,10 +226,11 @@ struct PrecedenceModelTests {
                     guard same else { return nil }
                     key += [1, 0]
                 case .constrained(let name, let regex):
-                    guard Self.matches(regex, value) else { return nil }
+                    guard !value.isEmpty, Self.matches(regex, value) else { return nil }
                     parameters.append((name, ModelRequest.decoded(value)))
                     key += [2, constraintOrder[shape(v[..<i])]?.firstIndex(of: regex) ?? -1]
                 case .parameter(let name):
+                    guard !value.isEmpty else { return nil }
                     parameters.append((name, ModelRequest.decoded(value)))
                     key += [3, 0]
                 case .catchAll: break
@@ -299,12 +304,30 @@ struct PrecedenceModelTests {
 
     func compare(seed: UInt64, counts: inout [String: Int], conflicts: inout Int) throws {
         var rng = SplitMix(seed: seed &* 0x9E37_79B1)
-        let fold = seed % 2 == 0
-        let options: RouterOptions = fold ? .caseInsensitive : []
+        let fold = seed % 3 == 1, strictSlash = seed % 3 == 2
+        let options: RouterOptions = fold ? .caseInsensitive : strictSlash ? .strictSlash : []
         // The router as made, and one with a dispatch node wherever there are children.
         let routers = [Router(options: options), Router(options: options, simpleUnits: false, unitBudget: 1)]
         var model = Model(fold: fold)
-        for _ in 0..<40 {
+
+        func lookUp(_ n: Int) throws {
+            for _ in 0..<n {
+                let (uri, request) = Self.randomRequest(&rng, strictSlash: strictSlash)
+                let method = pick(Self.methods + ["PUT"], &rng)
+                let expected = model.answer(request, method: method)
+                switch expected {
+                case .matched(_, let p): counts[p.isEmpty ? "matched" : "with parameters", default: 0] += 1
+                case .notFound: counts["not found", default: 0] += 1
+                case .methodNotAllowed: counts["method not allowed", default: 0] += 1
+                }
+                for (k, router) in routers.enumerated() {
+                    let got = try Self.answer(of: router, uri, method: method)
+                    #expect(got == expected, "router \(k), seed \(seed): \(method ?? "*") \(uri): \(got), the model says \(expected)")
+                }
+            }
+        }
+
+        for round in 1...40 {
             let (pattern, method, origin, variants) = Self.randomRoute(&rng)
             let existing = model.conflict(method: method, origin: origin, variants: variants)
             var id: RouteID = 0
@@ -321,20 +344,9 @@ struct PrecedenceModelTests {
             } else {
                 conflicts += 1
             }
-        }
-        for _ in 0..<1_500 {
-            let (uri, request) = Self.randomRequest(&rng)
-            let method = pick(Self.methods + ["PUT"], &rng)
-            let expected = model.answer(request, method: method)
-            switch expected {
-            case .matched(_, let p): counts[p.isEmpty ? "matched" : "with parameters", default: 0] += 1
-            case .notFound: counts["not found", default: 0] += 1
-            case .methodNotAllowed: counts["method not allowed", default: 0] += 1
-            }
-            for (k, router) in routers.enumerated() {
-                let got = try Self.answer(of: router, uri, method: method)
-                #expect(got == expected, "router \(k), seed \(seed): \(method ?? "*") \(uri): \(got), the model says \(expected)")
-            }
+            // Lookups between additions too: a change recompiles only the part of the table it
+            // touched, and the lookups after it must see the whole table as it now is.
+            if round % 10 == 0 { try lookUp(round == 40 ? 1_000 : 200) }
         }
     }
 }

@@ -165,7 +165,10 @@ def targets(results: list[dict]) -> list[dict]:
     target("Scale: rest-100k / GitHub C lookup time (<= 1.5)",
            round(large["median_ns"] / small["median_ns"], 3) if small and large else None, 1.5)
     big = by.get(("rest-100k", "C ilk_router_match"))
-    target("Scale: compile 100k routes (ms, < 1000)", big and big.get("compile_ms"), 1000)
+    # From an empty router to the first lookup: adding the routes with their destinations, then
+    # compiling them (the compile alone hid adding taking 88 s).
+    target("Scale: add and compile 100k routes (ms, < 1000)",
+           big and round(big.get("add_ms", 0) + big.get("compile_ms", 0), 2), 1000)
     target("Scale: memory per route at 100k (bytes, < 1024)", big and big.get("rss_bytes_per_route"), 1024)
     target("GitHub: C resolve (filter + 2 interceptors) / C match (<= 4)",
            ratio("github", "C ilk_router_resolve (filter + 2 interceptors)", "C ilk_router_match"), 4)

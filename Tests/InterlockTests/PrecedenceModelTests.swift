@@ -141,10 +141,15 @@ struct PrecedenceModelTests {
         let trailingSlash = rng.next() % 6 == 0 && !segments.isEmpty
         let path = segments.joined(separator: "/") + (trailingSlash ? "/" : "")
         if trailingSlash && strictSlash { segments.append("") }
-        switch rng.next() % 6 {
+        switch rng.next() % 8 {
         case 0: return ("https://h.example/" + path, ModelRequest(scheme: "https", host: "h.example", segments: segments))
-        case 1: return ("https://other.example/" + path, ModelRequest(scheme: "https", host: "other.example", segments: segments))
-        case 2: return ("app://" + path, ModelRequest(scheme: "app", host: nil, segments: segments))
+        case 1:
+            // Other spellings of that origin: the scheme and host lower-cased, a port and user
+            // information set apart.
+            let origin = pick(["HTTPS://H.Example", "https://h.example:8443", "https://user@h.example"], &rng)
+            return (origin + "/" + path, ModelRequest(scheme: "https", host: "h.example", segments: segments))
+        case 2: return ("https://other.example/" + path, ModelRequest(scheme: "https", host: "other.example", segments: segments))
+        case 3: return (pick(["app://", "APP://"], &rng) + path, ModelRequest(scheme: "app", host: nil, segments: segments))
         default: return ("/" + path, ModelRequest(scheme: nil, host: nil, segments: segments))
         }
     }

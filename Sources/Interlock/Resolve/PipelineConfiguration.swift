@@ -132,22 +132,25 @@ extension Router {
     /// once: they hold the parts as they were, so a replaced callback (and its C userdata) is
     /// let go of now, not at the next resolve.
     private func changeParts(of id: RouteID, _ change: (RouteParts) -> RouteParts) throws(InterlockError) {
-        try replacing { (s: inout State) throws(InterlockError) in
+        try replacing { (s: inout State) throws(InterlockError) -> RouteParts in
             try s.checkRoute(id)
-            s.pipeline.routes[Int(id) - 1] = change(s.pipeline.routes[Int(id) - 1])
+            let old = s.pipeline.routes[Int(id) - 1]
+            s.pipeline.routes[Int(id) - 1] = change(old)
+            return old
         }
     }
 
-    /// Makes `change`, which replaces callbacks, under the lock, and lets go of what held the
-    /// replaced ones after it: the pipeline as it was and the spare runs. Letting go of a
-    /// callback may run a C free function, which may call the router. A resolve that is running
-    /// a replaced callback keeps it (and its userdata) until it ends.
-    private func replacing(_ change: (inout State) throws(InterlockError) -> Void) throws(InterlockError) {
+    /// Makes `change`, which replaces callbacks and returns what it replaced, under the lock, and
+    /// lets go of that and of the spare runs after it: letting go of a callback may run a C free
+    /// function, which may call the router. A resolve that is running a replaced callback keeps
+    /// it (and its userdata) until it ends. Only what was replaced is kept, not the pipeline:
+    /// a copy of the pipeline would share its arrays, so the change would copy them, every route
+    /// at every change (adding 100,000 routes with destinations took 88 s instead of 0.6).
+    private func replacing<Replaced: Sendable>(_ change: (inout State) throws(InterlockError) -> Replaced) throws(InterlockError) {
         // Returned and dropped: released after the lock.
-        _ = try state.withLock { (s: inout State) throws(InterlockError) -> (PipelineConfiguration, [PipelineRun]) in
-            let before = s.pipeline
-            try change(&s)
-            return (before, s.takeRuns())
+        _ = try state.withLock { (s: inout State) throws(InterlockError) -> (Replaced, [PipelineRun]) in
+            let replaced = try change(&s)
+            return (replaced, s.takeRuns())
         }
     }
 
@@ -155,7 +158,13 @@ extension Router {
     /// go of at once, or, by a resolve running it, when that resolve ends.
     public var defaultDestination: Destination? {
         get { state.withLock { $0.pipeline.defaultDestination } }
-        set { try? replacing { $0.pipeline.defaultDestination = newValue } }
+        set {
+            try? replacing { (s: inout State) -> Destination? in
+                let old = s.pipeline.defaultDestination
+                s.pipeline.defaultDestination = newValue
+                return old
+            }
+        }
     }
 
     /// Appends a filter to the global chain.

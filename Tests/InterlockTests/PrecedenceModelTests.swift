@@ -44,28 +44,23 @@ struct PrecedenceModelTests {
 
         /// An escape of an unreserved byte decoded, any other kept with upper-case hex.
         static func normalized(_ segment: String) -> String {
-            var out = ""
-            var rest = Substring(segment)
-            while let c = rest.first {
-                if c == "%", let v = UInt8(rest.dropFirst().prefix(2), radix: 16) {
-                    let unreserved = v < 0x80 && (Character(Unicode.Scalar(v)).isLetter || Character(Unicode.Scalar(v)).isNumber || "-._~".utf8.contains(v))
-                    out += unreserved ? String(Unicode.Scalar(v)) : "%" + rest.dropFirst().prefix(2).uppercased()
-                    rest = rest.dropFirst(3)
-                } else {
-                    out.append(c)
-                    rest = rest.dropFirst()
-                }
+            unescaped(segment) { v in
+                (0x41...0x5A).contains(v) || (0x61...0x7A).contains(v) || (0x30...0x39).contains(v) || "-._~".utf8.contains(v)
             }
-            return out
         }
 
         /// A normalized segment's value: every escape decoded (the values here are ASCII).
-        static func decoded(_ segment: String) -> String {
+        static func decoded(_ segment: String) -> String { unescaped(segment) { _ in true } }
+
+        /// `segment` with the escapes of the bytes `decode` accepts decoded, the others kept with
+        /// upper-case hex.
+        static func unescaped(_ segment: String, decoding decode: (UInt8) -> Bool) -> String {
             var out = ""
             var rest = Substring(segment)
             while let c = rest.first {
-                if c == "%", let v = UInt8(rest.dropFirst().prefix(2), radix: 16) {
-                    out.append(Character(Unicode.Scalar(v)))
+                let hex = rest.dropFirst().prefix(2)
+                if c == "%", let v = UInt8(hex, radix: 16) {
+                    out += decode(v) ? String(Unicode.Scalar(v)) : "%" + hex.uppercased()
                     rest = rest.dropFirst(3)
                 } else {
                     out.append(c)

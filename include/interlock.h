@@ -694,6 +694,18 @@ const char *ilk_result_allowed_at(const ilk_result *result, size_t i);
  * request, exactly as ilk_request_packed gives it. ILK_OK or ILK_EINVAL.
  */
 int ilk_result_packed(const ilk_result *result, const char **data, size_t *len);
+/**
+ * The whole result, body included, in one copy, for hosts where every call and every
+ * out-parameter costs (Python's ctypes): `out` then holds, one after the other,
+ *   uint64_t text_len;        in the machine's byte order
+ *   char     text[text_len];  as ilk_result_packed gives it
+ *   char     body[];          as ilk_result_body gives it: the rest of the copy
+ * *needed (may be NULL) is set to that size, 8 + text_len + the body's length, for any result
+ * that is not NULL. `out` needs no alignment. Returns ILK_OK; ILK_ELIMIT, having written nothing,
+ * if out_len is smaller (call again with a buffer of *needed bytes: the result is unchanged);
+ * ILK_EINVAL for a NULL result, or a NULL out when out_len is large enough.
+ */
+int ilk_result_copy(const ilk_result *result, void *out, size_t out_len, size_t *needed);
 /** Frees a result. NULL is a no-op. */
 void ilk_result_free(ilk_result *result);
 

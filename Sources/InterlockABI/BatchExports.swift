@@ -284,15 +284,7 @@ public func ilk_match_batch_text(_ b: OpaquePointer?, _ length: UnsafeMutablePoi
 public func ilk_match_batch_copy(
     _ b: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: UInt, _ needed: UnsafeMutablePointer<Int>?
 ) -> Int32 {
-    let outLength = capacity(room)
     needed?.pointee = 0
     guard let h = handle(b, as: BatchHandle.self) else { return invalid("batch is NULL") }
-    let total = h.size
-    needed?.pointee = total
-    guard outLength >= total else {
-        return fail(InterlockError(.limit, "out holds \(outLength) bytes; the batch needs \(total)"))
-    }
-    guard let out else { return invalid("out is NULL") }
-    h.write(to: out)
-    return ILK_OK
+    return copyOut(h.size, of: "the batch", to: out, room, needed, h.write(to:))
 }

@@ -68,3 +68,18 @@ let ILK_ECALLBACK: Int32 = ErrorCode.callback.rawValue
 
 /// The invalid-argument error for a size no memory has.
 func tooLarge(_ what: String, _ n: UInt) -> Int32 { invalid("\(what) \(n) is larger than any array or buffer") }
+
+/// The end of the `_copy` calls (ilk_match_batch_copy, ilk_result_copy): `*needed` is set to
+/// `total`; then `write` fills `out`, unless it holds fewer than `total` bytes (ILK_ELIMIT,
+/// nothing written: the caller asks again with a larger buffer) or is NULL.
+func copyOut(_ total: Int, of what: String, to out: UnsafeMutableRawPointer?, _ room: UInt,
+             _ needed: UnsafeMutablePointer<Int>?, _ write: (UnsafeMutableRawPointer) -> Void) -> Int32 {
+    let outLength = capacity(room)
+    needed?.pointee = total
+    guard outLength >= total else {
+        return fail(InterlockError(.limit, "out holds \(outLength) bytes; \(what) needs \(total)"))
+    }
+    guard let out else { return invalid("out is NULL") }
+    write(out)
+    return ILK_OK
+}

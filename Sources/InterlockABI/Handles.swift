@@ -321,6 +321,22 @@ struct PackedText {
         for item in items { body(&self, item) }
     }
 
+    /// The fields of ilk_result_packed, in its order: everything in `r` but the body.
+    init(resolution r: Resolution) {
+        self.init()
+        if r.response.status < 0 { put("-" + String(-r.response.status)) } else { number(r.response.status) }
+        switch r.status {
+        case .error(let message), .aborted(let message): field(message)
+        default: field(nil)
+        }
+        pairs(r.response.headers.count, r.response.headers) { $0.put($1.name); $0.put($1.value) }
+        let trace = r.trace
+        pairs(trace.count, trace) { $0.put($1.stage.rawValue); $0.put($1.name); $0.put($1.decision) }
+        list(r.redirects)
+        if case .methodNotAllowed(let methods) = r.status { list(methods) } else { list([]) }
+        request(r.request)
+    }
+
     /// The fields of ilk_request_packed, in its order.
     mutating func request(_ q: Request) {
         field(q.uri); field(q.method); field(q.scheme); field(q.host); field(q.port); field(q.path)
@@ -407,6 +423,30 @@ final class ResultHandle {
     var redirects: [UnsafePointer<CChar>] { exports.redirects }
     var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] { exports.trace }
     var packed: (UnsafePointer<CChar>, Int) { exports.packed }
+    /// The size of the copy `copy(to:)` writes: the text's length (eight bytes), the text
+    /// (ilk_result_packed's), then the body (see ilk_result_copy).
+    var copySize: Int { 8 + copyText.count + resolution.response.body.count }
+
+    /// The packed text, made once for `copySize` and `copy(to:)` (a host whose buffer was too small
+    /// calls again): not through `Exported`, which a copy alone does not need.
+    private var copyText: [UInt8] {
+        if let copyTextBytes { return copyTextBytes }
+        let bytes = PackedText(resolution: resolution).bytes
+        copyTextBytes = bytes
+        return bytes
+    }
+    private var copyTextBytes: [UInt8]? = nil
+
+    /// Writes the result laid out as ilk_result_copy documents to `out` (`copySize` bytes).
+    func copy(to out: UnsafeMutableRawPointer) {
+        let text = copyText
+        out.storeBytes(of: UInt64(text.count), as: UInt64.self)
+        text.withUnsafeBytes { if let b = $0.baseAddress { (out + 8).copyMemory(from: b, byteCount: text.count) } }
+        resolution.response.body.withUnsafeBytes {
+            if let b = $0.baseAddress { (out + 8 + text.count).copyMemory(from: b, byteCount: $0.count) }
+        }
+    }
+
     /// A C copy of a state value, kept with the result.
     func state(_ key: String) -> UnsafePointer<CChar>? { exports.state(key) }
 
@@ -452,21 +492,9 @@ final class ResultHandle {
         lazy var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] =
             resolution.trace.map { [self] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
 
-        /// Everything but the body as one NUL-separated text (see ilk_result_packed).
+        /// Everything but the body as one NUL-separated text (see ilk_result_packed), NUL-terminated.
         lazy var packed: (UnsafePointer<CChar>, Int) = {
-            var text = PackedText()
-            let r = resolution
-            if r.response.status < 0 { text.put("-" + String(-r.response.status)) } else { text.number(r.response.status) }
-            switch r.status {
-            case .error(let message), .aborted(let message): text.field(message)
-            default: text.field(nil)
-            }
-            text.pairs(r.response.headers.count, r.response.headers) { $0.put($1.name); $0.put($1.value) }
-            let trace = r.trace
-            text.pairs(trace.count, trace) { $0.put($1.stage.rawValue); $0.put($1.name); $0.put($1.decision) }
-            text.list(r.redirects)
-            if case .methodNotAllowed(let methods) = r.status { text.list(methods) } else { text.list([]) }
-            text.request(r.request)
+            let text = PackedText(resolution: resolution)
             return (store.keep(text.bytes), text.bytes.count)
         }()
 

@@ -347,6 +347,15 @@ public func ilk_result_packed(
     return ILK_OK
 }
 
+@_cdecl("ilk_result_copy")
+public func ilk_result_copy(
+    _ r: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: UInt, _ needed: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    needed?.pointee = 0
+    guard let h = result(r) else { return invalid("result is NULL") }
+    return copyOut(h.copySize, of: "the result", to: out, room, needed, h.copy(to:))
+}
+
 @_cdecl("ilk_request_packed")
 public func ilk_request_packed(
     _ r: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ length: UnsafeMutablePointer<Int>?

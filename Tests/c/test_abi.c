@@ -795,7 +795,59 @@ static void test_packed_numbers(void) {
   ilk_router_free(r);
 }
 
+/* A body with a NUL byte inside, which only a length can carry. */
+static int binary_destination(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)req; (void)userdata;
+  ilk_response_add_header(res, "X", "y");
+  return ilk_response_set_body(res, "a\0b", 3);
+}
+
+static void test_result_copy(void) {
+  ilk_router *r;
+  ilk_result *res;
+  uint32_t id;
+  const char *text;
+  size_t text_len, needed = 99;
+  unsigned char buffer[1024];
+  uint64_t copied_len;
+  ilk_router_new(&r, 0);
+  CHECK_EQ_INT(ilk_router_add_route(r, "GET /b/:id", binary_destination, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/b/7?q=1", 8, &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_packed(res, &text, &text_len), ILK_OK);
+  /* Asking with no room says the size and writes nothing. */
+  CHECK_EQ_INT(ilk_result_copy(res, NULL, 0, &needed), ILK_ELIMIT);
+  CHECK_EQ_INT(needed, 8 + text_len + 3);
+  CHECK(needed + 1 < sizeof buffer);
+  memset(buffer, 0xAA, sizeof buffer);
+  CHECK_EQ_INT(ilk_result_copy(res, buffer, needed - 1, &needed), ILK_ELIMIT);
+  CHECK(buffer[0] == 0xAA && buffer[needed - 2] == 0xAA);
+  /* At an odd address (no alignment needed): the text's length, the text, then the body. */
+  CHECK_EQ_INT(ilk_result_copy(res, buffer + 1, needed, &needed), ILK_OK);
+  CHECK(buffer[0] == 0xAA && buffer[needed + 1] == 0xAA);
+  memcpy(&copied_len, buffer + 1, 8);
+  CHECK_EQ_INT(copied_len, text_len);
+  CHECK(memcmp(buffer + 9, text, text_len) == 0);
+  CHECK(memcmp(buffer + 9 + text_len, "a\0b", 3) == 0);
+  /* The same again (the text is made once), and with no size asked for. */
+  memset(buffer, 0, sizeof buffer);
+  CHECK_EQ_INT(ilk_result_copy(res, buffer, sizeof buffer, NULL), ILK_OK);
+  CHECK(memcmp(buffer + 8, text, text_len) == 0);
+  CHECK_EQ_INT(ilk_result_copy(res, NULL, sizeof buffer, &needed), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_result_copy(NULL, buffer, sizeof buffer, &needed), ILK_EINVAL);
+  CHECK_EQ_INT(needed, 0);
+  ilk_result_free(res);
+  /* A result with no body: the copy ends with the text. */
+  CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/nothing", 8, &res), ILK_NOT_FOUND);
+  CHECK_EQ_INT(ilk_result_packed(res, &text, &text_len), ILK_OK);
+  CHECK_EQ_INT(ilk_result_copy(res, buffer, sizeof buffer, &needed), ILK_OK);
+  CHECK_EQ_INT(needed, 8 + text_len);
+  CHECK(memcmp(buffer + 8, text, text_len) == 0);
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
 int main(void) {
+  test_result_copy();
   test_resolve_methods();
   test_packed_numbers();
   test_names_headers_and_batches();

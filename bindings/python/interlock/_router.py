@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import sys
 import threading
 import weakref
 from ctypes import byref, c_char_p, c_size_t, c_uint32, c_void_p
@@ -296,20 +297,17 @@ class Request:
                          "route", "params", "query", "metadata", "state", "_seen"))
 
     def __init__(self, pointer: int, state: dict[str, Any], router: Optional["Router"] = None) -> None:
-        # One library call for the whole request (ilk_request_packed): the text is copied now,
-        # while the pointer is valid, and read into fields when one is first used.
-        data, size = c_void_p(), c_size_t()
-        lib.ilk_request_packed(pointer, byref(data), byref(size))
-        self._pointer = pointer
-        self._packed = (ctypes.string_at(data.value, size.value).decode("utf-8", "surrogateescape").split("\0"),
-                        0, state, router)
+        # A request lent to a callback: the library's, read through `pointer` (one call for the
+        # whole request, ilk_request_packed) only when a field is first used, as most callbacks
+        # use none. The pointer is valid only while the callback runs: when it returns, a request
+        # still referenced copies the library's then (`_keep`), and any other is gone.
+        self._lent = (pointer, state, router)
 
     @classmethod
     def _unpacked(cls, parts: list[str], start: int, state: dict[str, Any],
                   router: Optional["Router"] = None) -> "Request":
         """The request written at `parts[start:]` (by ilk_result_packed), not tied to a callback."""
         request = cls.__new__(cls)
-        request._pointer = 0
         request._packed = (parts, start, state, router)
         return request
 
@@ -320,12 +318,31 @@ class Request:
         if name in Request._FIELDS:
             d = self.__dict__
             packed = d.get("_packed")
+            if packed is None and "_lent" in d:
+                if name == "state":     # the resolve's, known without the library's request
+                    return d.setdefault("state", d["_lent"][1])
+                packed = self._keep()
             if packed is not None:
                 self._read(*packed)
                 d.pop("_packed", None)
             if name in d:
                 return d[name]
         raise AttributeError(f"'Request' object has no attribute {name!r}")
+
+    def _keep(self) -> Optional[tuple[list[str], int, dict[str, Any], Optional["Router"]]]:
+        """A lent request's text, copied from the library now (while its callback runs) and held
+        in place of the pointer; None once the request holds its fields (or the text) already."""
+        with _lending:
+            d = self.__dict__
+            lent = d.pop("_lent", None)
+            if lent is None:
+                return d.get("_packed")
+            pointer, state, router = lent
+            data, size = c_void_p(), c_size_t()
+            lib.ilk_request_packed(pointer, byref(data), byref(size))
+            packed = d["_packed"] = (ctypes.string_at(data.value, size.value).decode("utf-8", "surrogateescape").split("\0"),
+                                     0, state, router)
+            return packed
 
     def _read(self, parts: list[str], i: int, state: dict[str, Any], router: Optional["Router"]) -> None:
         # Nine fields, each "0" for none or "1" followed by the text; then three counted lists of
@@ -373,7 +390,7 @@ class Request:
     def _sync(self, pointer: int) -> None:
         """Writes changed parameters and metadata back to the library's request."""
         d = self.__dict__
-        if "_packed" in d and "params" not in d and "metadata" not in d:
+        if ("_packed" in d or "_lent" in d) and "params" not in d and "metadata" not in d:
             return   # neither read nor set: nothing changed
         params, metadata = dict(self._seen[0]), dict(self._seen[1])
         for k, v in self.params.items():
@@ -597,6 +614,19 @@ class _Context:
 
 
 _local = threading.local()
+# Taken to copy a lent request (`Request._keep`): a callback may hand its request to another
+# thread, and the library's request is not to be read from two threads at once (reentrant: a
+# finalizer run during a copy may read another request).
+_lending = threading.RLock()
+
+
+def _settle(lent: "weakref.ref[Request]") -> None:
+    """After the callback a request was lent to, which has dropped its own reference to it: a
+    request still alive (the callback kept it, or an exception's traceback holds it) copies the
+    library's request now, while the pointer is valid."""
+    request = lent()
+    if request is not None:
+        request._keep()
 
 
 def _context() -> _Context:
@@ -628,6 +658,9 @@ class _MatchSlot:
         # Where ilk_router_match_requests says where a batch's answers lie (match_many).
         self.view = n.MatchBatchView()
         self.view_ref = byref(self.view)
+        # Where ilk_result_copy writes a resolve's result: taken while in use (a callback may
+        # resolve again on this thread, and then makes a buffer of its own).
+        self.result_buffer: Optional[Any] = ctypes.create_string_buffer(_RESULT_BUFFER)
         self._finalizer = weakref.finalize(self, _free_slot, handle.value, batch.value)
 
 
@@ -662,8 +695,20 @@ Destination = Callable[[Request], Any]
 # back and takes well under a microsecond, so releasing and retaking the GIL around it (what CDLL
 # does, about a tenth of the call here) buys other threads nothing. The library's own lock is never
 # held while it calls out, so waiting on it with the GIL held cannot deadlock.
-_match_packed = ctypes.PyDLL(lib._name, handle=lib._handle)["ilk_router_match_packed"]
+_pydll = ctypes.PyDLL(lib._name, handle=lib._handle)
+_match_packed = _pydll["ilk_router_match_packed"]
 _match_packed.restype = ctypes.c_int64
+# The calls of every `resolve`, the same way: the router's c_void_p, bytes or None, a c_size_t and
+# byref() for the resolve; the result's c_void_p, a buffer, a c_size_t and byref() for the copy.
+# Keeping the GIL over a resolve is safe for the same reason (the library's lock is never held
+# while it calls out), and a Python callback the resolve calls takes the GIL it already holds.
+_resolve = _pydll["ilk_router_resolve"]
+_result_copy = _pydll["ilk_result_copy"]
+_result_free = _pydll["ilk_result_free"]
+_result_free.restype = None
+_RESULT_BUFFER = 4096
+_RESULT_CAPACITY = c_size_t(_RESULT_BUFFER)
+_BYTE_ORDER = sys.byteorder
 _LENGTHS = [c_size_t(i) for i in range(257)]
 
 
@@ -747,11 +792,15 @@ class Router:
     def _set_guard(self, route_id: int, guard: Callable[[Request], bool]) -> None:
         def call(pointer: int, _userdata: Any) -> int:
             ctx = _context()
+            request = self._request(pointer, ctx)
             try:
-                request = self._request(pointer, ctx)
                 return 1 if guard(request) else 0
             except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
-                return _failed(ctx, error, pointer)
+                return _failed(ctx, error, pointer, request)
+            finally:
+                lent = weakref.ref(request)
+                del request
+                _settle(lent)
         _check(lib.ilk_router_set_guard(self._h, route_id, self._retain(n.GUARD_FN(call)), None, None))
 
     def _route_info(self, route_id: int) -> tuple[int, Optional[str], str]:
@@ -893,8 +942,9 @@ class Router:
 
         def call(request_pointer: int, chain: int, _userdata: Any) -> int:
             ctx = _context()
+            request = router._request(request_pointer, ctx)
+            returned = None
             try:
-                request = router._request(request_pointer, ctx)
                 called: list[bool] = []
 
                 def next_(req: Request) -> Response:
@@ -923,7 +973,12 @@ class Router:
                     _write_response(lib.ilk_filter_chain_response(chain), returned)
                 return n.CONTINUE
             except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
-                return _failed(ctx, error, request_pointer)
+                return _failed(ctx, error, request_pointer, request)
+            finally:
+                returned = None   # a response from next() holds the request it was given
+                lent = weakref.ref(request)
+                del request
+                _settle(lent)
 
         _check(lib.ilk_router_add_filter(self._h, _b(getattr(fn, "__name__", None), "filter name"),
                                          self._retain(n.FILTER_FN(call)), None, None))
@@ -989,8 +1044,9 @@ class Router:
         if response:
             def call_response(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
                 ctx = _context()
+                request = router._request(request_pointer, ctx)
+                current = None
                 try:
-                    request = router._request(request_pointer, ctx)
                     current = _read_response(response_pointer)
                     current.request = request
                     before = (current.status, current.body, list(current.headers))
@@ -1002,13 +1058,18 @@ class Router:
                     lib.ilk_response_set_error(response_pointer, _message_b(abort.reason))
                     return n.ABORT
                 except BaseException as error:  # noqa: BLE001
-                    return _failed(ctx, error, request_pointer)
+                    return _failed(ctx, error, request_pointer, request)
+                finally:
+                    current = None   # the response holds the request
+                    lent = weakref.ref(request)
+                    del request
+                    _settle(lent)
             _check(lib.ilk_interceptor_new_response(byref(out), label, self._retain(n.RESPONSE_INTERCEPTOR_FN(call_response)), None, None))
         else:
             def call_request(request_pointer: int, _userdata: Any) -> int:
                 ctx = _context()
+                request = router._request(request_pointer, ctx)
                 try:
-                    request = router._request(request_pointer, ctx)
                     fn(request)
                     request._sync(request_pointer)
                     return n.CONTINUE
@@ -1016,7 +1077,11 @@ class Router:
                     lib.ilk_request_set_error(request_pointer, _message_b(abort.reason))
                     return n.ABORT
                 except BaseException as error:  # noqa: BLE001
-                    return _failed(ctx, error, request_pointer)
+                    return _failed(ctx, error, request_pointer, request)
+                finally:
+                    lent = weakref.ref(request)
+                    del request
+                    _settle(lent)
             _check(lib.ilk_interceptor_new_request(byref(out), label, self._retain(n.REQUEST_INTERCEPTOR_FN(call_request)), None, None))
         return out.value  # type: ignore[return-value]
 
@@ -1029,7 +1094,11 @@ class Router:
         raised by any callback is re-raised here with its own type and traceback; URIError for a
         malformed URI, InvalidArgumentError for a malformed method."""
         data = _uri_b(uri)
-        return self._run(lambda out: lib.ilk_router_resolve(self._h, _method_b(method), data, len(data), out))
+        length = len(data)
+        handle = self._handle if self._pointer is not None else self._h   # self._h raises: closed
+        method_bytes = (_METHODS.get(method) or _method_b(method)) if method else None
+        return self._run(lambda out: _resolve(handle, method_bytes, data,
+                                              _LENGTHS[length] if length <= 256 else c_size_t(length), out))
 
     def _run(self, call: Callable[[Any], int]) -> Result:
         ctx = _Context()
@@ -1051,17 +1120,32 @@ class Router:
         try:
             if ctx.exception is not None:
                 raise ctx.exception
-            return self._result(out.value, rc, ctx)
+            return self._result(out, rc, ctx)
         finally:
-            lib.ilk_result_free(out.value)
+            _result_free(out)
 
-    def _result(self, r: int, rc: int, ctx: _Context) -> Result:
-        # Two library calls: everything but the body as one text (ilk_result_packed), and the body.
-        data, size = c_void_p(), c_size_t()
-        _check(lib.ilk_result_packed(r, byref(data), byref(size)))
-        parts = ctypes.string_at(data.value, size.value).decode("utf-8", "surrogateescape").split("\0")
-        body_pointer = lib.ilk_result_body(r, byref(size))
-        body = ctypes.string_at(body_pointer, size.value) if size.value else b""
+    def _result(self, r: c_void_p, rc: int, ctx: _Context) -> Result:
+        # One library call (ilk_result_copy) into this thread's buffer: the text's length, the
+        # packed text (everything but the body), then the body.
+        try:
+            slot = self._slots.slot
+        except AttributeError:
+            slot = self._slot()
+        buffer = slot.result_buffer
+        slot.result_buffer = None
+        if buffer is None:                   # in use by the resolve this one runs in
+            buffer = ctypes.create_string_buffer(_RESULT_BUFFER)
+        needed = c_size_t()
+        if _result_copy(r, buffer, _RESULT_CAPACITY, byref(needed)) != n.OK:
+            slot.result_buffer = buffer
+            buffer = ctypes.create_string_buffer(needed.value)
+            _check(_result_copy(r, buffer, needed, byref(needed)))
+        size = needed.value
+        text_end = 8 + int.from_bytes(buffer[:8], _BYTE_ORDER)
+        parts = buffer[8:text_end].decode("utf-8", "surrogateescape").split("\0")
+        body = buffer[text_end:size] if size > text_end else b""
+        if len(buffer) == _RESULT_BUFFER:
+            slot.result_buffer = buffer
         status = int(parts[0])
         error = None if parts[1] == "0" else parts[1][1:]
         i = 2
@@ -1132,7 +1216,9 @@ class Router:
 # Callback plumbing
 
 
-def _failed(ctx: _Context, error: BaseException, request_pointer: int) -> int:
+def _failed(ctx: _Context, error: BaseException, request_pointer: int, request: Optional[Request] = None) -> int:
+    if request is not None:
+        request._keep()   # the exception's traceback holds it past the callback
     if ctx.exception is None:
         ctx.exception = error
     lib.ilk_request_set_error(request_pointer, _message_b(f"{type(error).__name__}: {_text_of(error)}"))
@@ -1165,8 +1251,9 @@ def _write_response(pointer: int, response: Response) -> None:
 def _destination(router: "Router", fn: Destination) -> Callable[[int, int, Any], int]:
     def call(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
         ctx = _context()
+        request = router._request(request_pointer, ctx)
+        returned = None
         try:
-            request = router._request(request_pointer, ctx)
             returned = fn(request)
             if returned is None:
                 return n.OK
@@ -1183,5 +1270,10 @@ def _destination(router: "Router", fn: Destination) -> Callable[[int, int, Any],
                 raise TypeError(f"a destination returns None, an int, str, bytes or Response, not {type(returned).__name__}")
             return n.OK
         except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
-            return _failed(ctx, error, request_pointer)
+            return _failed(ctx, error, request_pointer, request)
+        finally:
+            returned = None
+            lent = weakref.ref(request)
+            del request
+            _settle(lent)
     return call

@@ -313,3 +313,111 @@ def _read_on_threads(router):
         assert not errors
         assert all(p is seen[0][0] and q is seen[0][1] and u == "/items/7?q=1" for p, q, u in seen)
         assert seen[0][0] == {"id": "7"} and result.params is seen[0][0]
+
+
+def test_a_request_kept_past_its_callback_reads_as_it_was():
+    """A callback's request is read from the library only when a field is first used, which is
+    possible only while the callback runs: one that outlives its callback (kept by the callback,
+    by a response or through a cycle, or held by a raised exception's traceback) is copied as the
+    callback returns, and reads then as it did in the callback."""
+    import gc
+    import weakref
+    kept = []
+    router = interlock.Router()
+    router.add_route("GET /k/:id", lambda r: kept.append(("destination", r)))
+    router.add_route("/guarded/:id", lambda r: None, guard=lambda r: kept.append(("guard", r)) or True)
+
+    def filter_keeping_its_response(request, next_):
+        response = next_(request)
+        kept.append(("filter", response.request))
+        return response
+
+    def request_interceptor(request):
+        kept.append(("request interceptor", request))
+
+    def response_interceptor(response):
+        kept.append(("response interceptor", response))   # the response holds the request
+
+    def in_a_cycle(request):
+        cycle = {"request": request}
+        cycle["self"] = cycle                              # freed only by the collector
+
+    router.add_filter(filter_keeping_its_response)
+    router.add_request_interceptor(request_interceptor)
+    router.add_response_interceptor(response_interceptor)
+    router.add_request_interceptor(in_a_cycle)
+    gc.disable()
+    try:
+        result = router.resolve("/k/caf%C3%A9?q=1#f", "GET")
+        cycles = [o for o in gc.get_objects() if isinstance(o, dict) and "request" in o and o.get("self") is o]
+    finally:
+        gc.enable()
+    assert result.status is Status.OK
+    router.resolve("/guarded/x", "PUT")
+    router.resolve("/nothing")                             # the interceptors only
+    assert [name for name, _ in kept] == ["request interceptor", "destination", "response interceptor", "filter",
+                                          "request interceptor", "guard", "response interceptor", "filter",
+                                          "request interceptor", "filter"]
+    requests = [item.request if name == "response interceptor" else item for name, item in kept]
+    for request in requests[:4] + [cycles[0]["request"]]:
+        assert (request.uri, request.method, request.path, request.params, request.route_id, request.fragment,
+                dict(request.query)) == ("/k/caf%C3%A9?q=1#f", "GET", "/k/caf%C3%A9", {"id": "café"}, 1, "f", {"q": "1"})
+    assert (requests[5].uri, requests[5].method, requests[5].params) == ("/guarded/x", "PUT", {"id": "x"})
+    assert all((r.uri, r.route_id, r.params) == ("/nothing", None, {}) for r in requests[8:])
+
+    # An exception's traceback holds the request of the callback that raised.
+    def failing(request):
+        raise KeyError("no")
+
+    router.add_route("/fails/:id", failing)
+    with pytest.raises(KeyError) as info:
+        router.resolve("/fails/9")
+    frame = next(entry.frame for entry in info.traceback if entry.name == "failing")
+    assert frame.f_locals["request"].params == {"id": "9"} and frame.f_locals["request"].uri == "/fails/9"
+
+    # A request no one keeps is gone with its callback, and the library's request was never read.
+    gone = []
+    router.add_route("/gone", lambda r: gone.append(weakref.ref(r)))
+    router.resolve("/gone")
+    assert gone[0]() is None
+
+
+def test_a_callback_that_reads_nothing_reads_nothing_from_the_library(monkeypatch):
+    """The library's request is copied for a callback only when it reads a field (or keeps it)."""
+    from interlock import _native
+    calls = []
+    packed = _native.lib.ilk_request_packed
+    monkeypatch.setattr(_native.lib, "ilk_request_packed", lambda *args: calls.append(1) or packed(*args))
+    router = interlock.Router()
+    router.add_route("/a/:x", lambda r: None)
+    router.add_route("/b/:x", lambda r: r.params["x"])
+    router.add_route("/s/:x", lambda r: r.state.setdefault("k", "v"))
+    router.add_response_interceptor(lambda response: None)
+    assert router.resolve("/a/1").params == {"x": "1"} and calls == []
+    assert router.resolve("/s/1").state == {"k": "v"} and calls == []
+    assert router.resolve("/b/1").response.body == b"1" and calls == [1]
+
+
+def test_results_of_every_size_and_nested_resolves_read_whole():
+    """A result is copied from the library in one call into a buffer of the thread's; one larger
+    than that buffer, and one resolved from a callback while the outer resolve is under way, read
+    whole all the same."""
+    router = interlock.Router()
+    body = bytes(range(256)) * 40                              # 10,240 bytes, NUL bytes among them
+    router.add_route("/big", lambda r: body)
+    router.add_route("/long/:value", lambda r: interlock.Response(200, r.params["value"], {"X-Len": str(len(r.params["value"]))}))
+    router.add_route("/inner/:n", lambda r: f"inner {r.params['n']}")
+
+    def outer(request):
+        inner = [router.resolve(f"/inner/{i}").response.body for i in range(3)]
+        return b"|".join(inner + [router.resolve("/big").response.body[:4]])
+
+    router.add_route("/outer", outer)
+    for _ in range(2):                                         # the thread's buffer is used again
+        assert router.resolve("/big").response.body == body
+        value = "é" * 3000                                     # a request text over the buffer
+        result = router.resolve("/long/" + value)
+        assert result.params == {"value": value} and result.response.body == value.encode()
+        assert result.response.headers == [("X-Len", "3000")]
+        assert router.resolve("/outer").response.body == b"inner 0|inner 1|inner 2|" + body[:4]
+        assert router.resolve("/inner/x").response.body == b"inner x"

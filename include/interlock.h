@@ -634,6 +634,19 @@ size_t ilk_response_header_count(const ilk_response *response);
 int ilk_response_header_at(const ilk_response *response, size_t i, const char **name, const char **value);
 /** Removes every header. ILK_OK or ILK_EINVAL. */
 int ilk_response_clear_headers(ilk_response *response);
+/**
+ * The whole response in one copy, for hosts where every call costs (Python's ctypes): `out` then
+ * holds, one after the other,
+ *   uint64_t text_len;        in the machine's byte order
+ *   char     text[text_len];  NUL-separated: the status (decimal, '-' first if negative), the
+ *                             number of headers (decimal), then each header's name and value
+ *   char     body[];          the body: the rest of the copy
+ * *needed (may be NULL) is set to that size, 8 + text_len + the body's length, for any response
+ * that is not NULL. `out` needs no alignment. Returns ILK_OK; ILK_ELIMIT, having written nothing,
+ * if out_len is smaller (call again with a buffer of *needed bytes); ILK_EINVAL for a NULL
+ * response, or a NULL out when out_len is large enough.
+ */
+int ilk_response_copy(const ilk_response *response, void *out, size_t out_len, size_t *needed);
 
 /** Sets the status (200 unless set). */
 int ilk_response_set_status(ilk_response *response, int status);

@@ -312,6 +312,10 @@ struct PackedText {
         }
         bytes.append(0)
     }
+    /// A response status, in decimal ("-" first if negative: a callback may set any int).
+    mutating func status(_ n: Int) {
+        if n < 0 { put("-" + String(-n)) } else { number(n) }
+    }
     mutating func list(_ items: [String]) {
         number(items.count)
         for item in items { put(item) }
@@ -324,7 +328,7 @@ struct PackedText {
     /// The fields of ilk_result_packed, in its order: everything in `r` but the body.
     init(resolution r: Resolution) {
         self.init()
-        if r.response.status < 0 { put("-" + String(-r.response.status)) } else { number(r.response.status) }
+        status(r.response.status)
         switch r.status {
         case .error(let message), .aborted(let message): field(message)
         default: field(nil)
@@ -375,6 +379,14 @@ final class ResponseHandle {
 
     func endBorrow() { borrowed = nil }
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    /// ilk_response_copy's text: the status, then the headers.
+    var copyText: [UInt8] {
+        var text = PackedText()
+        text.status(response.status)
+        text.pairs(response.headers.count, response.headers) { $0.put($1.name); $0.put($1.value) }
+        return text.bytes
+    }
 
     /// A C copy of `value`, kept with the handle.
     func keep(_ value: String) -> UnsafePointer<CChar> {
@@ -438,14 +450,7 @@ final class ResultHandle {
     private var copyTextBytes: [UInt8]? = nil
 
     /// Writes the result laid out as ilk_result_copy documents to `out` (`copySize` bytes).
-    func copy(to out: UnsafeMutableRawPointer) {
-        let text = copyText
-        out.storeBytes(of: UInt64(text.count), as: UInt64.self)
-        text.withUnsafeBytes { if let b = $0.baseAddress { (out + 8).copyMemory(from: b, byteCount: text.count) } }
-        resolution.response.body.withUnsafeBytes {
-            if let b = $0.baseAddress { (out + 8 + text.count).copyMemory(from: b, byteCount: $0.count) }
-        }
-    }
+    func copy(to out: UnsafeMutableRawPointer) { writeCopy(copyText, resolution.response.body, to: out) }
 
     /// A C copy of a state value, kept with the result.
     func state(_ key: String) -> UnsafePointer<CChar>? { exports.state(key) }
@@ -565,4 +570,12 @@ func methodString(_ p: UnsafePointer<CChar>?) -> String? {
     case 0x534E4F4954504F: return "OPTIONS"
     default: return String(cString: p)
     }
+}
+
+/// Writes what the `_copy` calls that carry a body (ilk_result_copy, ilk_response_copy) lay out:
+/// the text's length as eight bytes, the text, then the body.
+func writeCopy(_ text: [UInt8], _ body: [UInt8], to out: UnsafeMutableRawPointer) {
+    out.storeBytes(of: UInt64(text.count), as: UInt64.self)
+    text.withUnsafeBytes { if let b = $0.baseAddress { (out + 8).copyMemory(from: b, byteCount: $0.count) } }
+    body.withUnsafeBytes { if let b = $0.baseAddress { (out + 8 + text.count).copyMemory(from: b, byteCount: $0.count) } }
 }

@@ -98,6 +98,16 @@ public func ilk_request_query(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?)
 
 private func response(_ p: OpaquePointer?) -> ResponseHandle? { handle(p, as: ResponseHandle.self) }
 
+@_cdecl("ilk_response_copy")
+public func ilk_response_copy(
+    _ r: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: UInt, _ needed: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    needed?.pointee = 0
+    guard let h = response(r) else { return invalid("response is NULL") }
+    let text = h.copyText, body = h.response.body
+    return copyOut(8 + text.count + body.count, of: "the response", to: out, room, needed) { writeCopy(text, body, to: $0) }
+}
+
 @_cdecl("ilk_response_set_status")
 public func ilk_response_set_status(_ r: OpaquePointer?, _ status: Int32) -> Int32 {
     guard let r else { return invalid("response is NULL") }

@@ -802,6 +802,26 @@ static int binary_destination(const ilk_request *req, ilk_response *res, void *u
   return ilk_response_set_body(res, "a\0b", 3);
 }
 
+/* ilk_response_copy from a response interceptor: the text, then the body, as set before it. */
+static int copy_checked;
+static int copying_interceptor(ilk_request *req, ilk_response *res, void *userdata) {
+  static const char text[] = "-3\0" "1\0" "X\0" "y\0";
+  unsigned char buffer[64];
+  size_t needed = 0;
+  uint64_t len;
+  (void)req; (void)userdata;
+  ilk_response_set_status(res, -3);
+  if (ilk_response_copy(res, NULL, 0, &needed) != ILK_ELIMIT || needed != 8 + sizeof text - 1 + 3) return -1;
+  if (ilk_response_copy(res, buffer, needed - 1, NULL) != ILK_ELIMIT) return -1;
+  if (ilk_response_copy(res, buffer + 1, needed, &needed) != ILK_OK) return -1;
+  memcpy(&len, buffer + 1, 8);
+  if (len != sizeof text - 1 || memcmp(buffer + 9, text, len) != 0 || memcmp(buffer + 9 + len, "a\0b", 3) != 0) return -1;
+  if (ilk_response_copy(NULL, buffer, sizeof buffer, &needed) != ILK_EINVAL || needed != 0) return -1;
+  if (ilk_response_copy(res, NULL, sizeof buffer, &needed) != ILK_EINVAL) return -1;
+  copy_checked = 1;
+  return ILK_CONTINUE;
+}
+
 static void test_result_copy(void) {
   ilk_router *r;
   ilk_result *res;
@@ -836,6 +856,16 @@ static void test_result_copy(void) {
   CHECK_EQ_INT(ilk_result_copy(NULL, buffer, sizeof buffer, &needed), ILK_EINVAL);
   CHECK_EQ_INT(needed, 0);
   ilk_result_free(res);
+  {
+    ilk_interceptor *i;
+    CHECK_EQ_INT(ilk_interceptor_new_response(&i, "copy", copying_interceptor, NULL, NULL), ILK_OK);
+    CHECK_EQ_INT(ilk_router_add_interceptor(r, i, 0), ILK_OK);
+    ilk_interceptor_free(i);
+    CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/b/8", 4, &res), ILK_OK);
+    CHECK(copy_checked);
+    CHECK_EQ_INT(ilk_result_response_status(res), -3);
+    ilk_result_free(res);
+  }
   /* A result with no body: the copy ends with the text. */
   CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/nothing", 8, &res), ILK_NOT_FOUND);
   CHECK_EQ_INT(ilk_result_packed(res, &text, &text_len), ILK_OK);

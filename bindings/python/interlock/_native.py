@@ -114,6 +114,7 @@ for _name, _res, _args in [
     ("ilk_request_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_result_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_result_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
+    ("ilk_response_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
     ("ilk_request_uri", c_char_p, [c_void_p]),
     ("ilk_request_method", c_char_p, [c_void_p]),
     ("ilk_request_scheme", c_char_p, [c_void_p]),

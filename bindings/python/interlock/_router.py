@@ -408,19 +408,6 @@ class Request:
         return f"Request({self.method or '*'} {self.uri!r}, route={self.route!r}, params={self.params!r})"
 
 
-def _pair_list(p: int, count: Any, at: Any) -> list[tuple[str, str]]:
-    out = []
-    k, v = c_char_p(), c_char_p()
-    for i in range(count(p)):
-        at(p, i, byref(k), byref(v))
-        out.append((text(k.value) or "", text(v.value) or ""))
-    return out
-
-
-def _pairs(p: int, count: Any, at: Any) -> dict[str, str]:
-    return dict(_pair_list(p, count, at))
-
-
 class TraceEntry(NamedTuple):
     """One stage that ran: its stage, the name of what ran, and what it decided."""
 
@@ -658,9 +645,6 @@ class _MatchSlot:
         # Where ilk_router_match_requests says where a batch's answers lie (match_many).
         self.view = n.MatchBatchView()
         self.view_ref = byref(self.view)
-        # Where ilk_result_copy writes a resolve's result: taken while in use (a callback may
-        # resolve again on this thread, and then makes a buffer of its own).
-        self.result_buffer: Optional[Any] = ctypes.create_string_buffer(_RESULT_BUFFER)
         self._finalizer = weakref.finalize(self, _free_slot, handle.value, batch.value)
 
 
@@ -706,9 +690,34 @@ _resolve = _pydll["ilk_router_resolve"]
 _result_copy = _pydll["ilk_result_copy"]
 _result_free = _pydll["ilk_result_free"]
 _result_free.restype = None
-_RESULT_BUFFER = 4096
-_RESULT_CAPACITY = c_size_t(_RESULT_BUFFER)
+_response_copy = _pydll["ilk_response_copy"]
+_COPY_BUFFER = 4096
+_COPY_CAPACITY = c_size_t(_COPY_BUFFER)
 _BYTE_ORDER = sys.byteorder
+_copies = threading.local()
+
+
+def _copied(copy: Any, handle: c_void_p) -> tuple[list[str], bytes]:
+    """What ilk_result_copy or ilk_response_copy (`copy`) writes for `handle`: its text split at
+    the NUL bytes, and the body. Written into this thread's buffer, taken while in use (a
+    finalizer run meanwhile may copy too, and makes a buffer of its own), or into one made for a
+    copy larger than it."""
+    buffer = getattr(_copies, "buffer", None)
+    _copies.buffer = None
+    if buffer is None:
+        buffer = ctypes.create_string_buffer(_COPY_BUFFER)
+    needed = c_size_t()
+    if copy(handle, buffer, _COPY_CAPACITY, byref(needed)) != n.OK:
+        _copies.buffer = buffer
+        buffer = ctypes.create_string_buffer(needed.value)
+        _check(copy(handle, buffer, needed, byref(needed)))
+    size = needed.value
+    text_end = 8 + int.from_bytes(buffer[:8], _BYTE_ORDER)
+    parts = buffer[8:text_end].decode("utf-8", "surrogateescape").split("\0")
+    body = buffer[text_end:size] if size > text_end else b""
+    if len(buffer) == _COPY_BUFFER:
+        _copies.buffer = buffer
+    return parts, body
 _LENGTHS = [c_size_t(i) for i in range(257)]
 
 
@@ -944,19 +953,20 @@ class Router:
             ctx = _context()
             request = router._request(request_pointer, ctx)
             returned = None
+            # One entry per call of next(): the response it gave and what it held (None if it failed).
+            called: list[Optional[tuple[Response, int, bytes, list[tuple[str, str]]]]] = []
             try:
-                called: list[bool] = []
-
                 def next_(req: Request) -> Response:
                     req._sync(request_pointer)
                     rc = lib.ilk_filter_chain_next(chain, request_pointer)
-                    called.append(True)
+                    called.append(None)
                     if rc < 0:
                         if ctx.exception is not None:
                             raise ctx.exception
                         raise CallbackError(text(lib.ilk_errmsg()) or "next failed", rc)
                     response = _read_response(lib.ilk_filter_chain_response(chain))
                     response.request = req
+                    called[-1] = (response, response.status, response.body, list(response.headers))
                     return response
 
                 returned = fn(request, next_)
@@ -969,13 +979,14 @@ class Router:
                     return n.REDIRECT
                 if not called:
                     return n.STOP
-                if isinstance(returned, Response):
+                if isinstance(returned, Response) and not _unchanged(returned, called[-1]):
                     _write_response(lib.ilk_filter_chain_response(chain), returned)
                 return n.CONTINUE
             except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
                 return _failed(ctx, error, request_pointer, request)
             finally:
                 returned = None   # a response from next() holds the request it was given
+                called.clear()
                 lent = weakref.ref(request)
                 del request
                 _settle(lent)
@@ -1125,27 +1136,8 @@ class Router:
             _result_free(out)
 
     def _result(self, r: c_void_p, rc: int, ctx: _Context) -> Result:
-        # One library call (ilk_result_copy) into this thread's buffer: the text's length, the
-        # packed text (everything but the body), then the body.
-        try:
-            slot = self._slots.slot
-        except AttributeError:
-            slot = self._slot()
-        buffer = slot.result_buffer
-        slot.result_buffer = None
-        if buffer is None:                   # in use by the resolve this one runs in
-            buffer = ctypes.create_string_buffer(_RESULT_BUFFER)
-        needed = c_size_t()
-        if _result_copy(r, buffer, _RESULT_CAPACITY, byref(needed)) != n.OK:
-            slot.result_buffer = buffer
-            buffer = ctypes.create_string_buffer(needed.value)
-            _check(_result_copy(r, buffer, needed, byref(needed)))
-        size = needed.value
-        text_end = 8 + int.from_bytes(buffer[:8], _BYTE_ORDER)
-        parts = buffer[8:text_end].decode("utf-8", "surrogateescape").split("\0")
-        body = buffer[text_end:size] if size > text_end else b""
-        if len(buffer) == _RESULT_BUFFER:
-            slot.result_buffer = buffer
+        # One library call: the packed text (everything but the body), then the body.
+        parts, body = _copied(_result_copy, r)
         status = int(parts[0])
         error = None if parts[1] == "0" else parts[1][1:]
         i = 2
@@ -1233,11 +1225,16 @@ def _name_value_arrays(values: Mapping[str, str]) -> tuple[Any, Any]:
 
 
 def _read_response(pointer: int) -> Response:
-    size = c_size_t()
-    body_pointer = lib.ilk_response_body(pointer, byref(size))
-    body = ctypes.string_at(body_pointer, size.value) if size.value else b""
-    return Response(lib.ilk_response_status(pointer), body,
-                    _pair_list(pointer, lib.ilk_response_header_count, lib.ilk_response_header_at))
+    """The library's response at `pointer`, in one call (ilk_response_copy)."""
+    parts, body = _copied(_response_copy, c_void_p(pointer))
+    count = int(parts[1])
+    return Response._of(int(parts[0]), body, list(zip(parts[2:2 + 2 * count:2], parts[3:3 + 2 * count:2])))
+
+
+def _unchanged(response: Response, given: Optional[tuple[Response, int, bytes, list[tuple[str, str]]]]) -> bool:
+    """Whether `response` is the one next() gave (`given`: it and what it held), as it was: the
+    library's already, with nothing to write."""
+    return given is not None and given[0] is response and (response.status, response.body, response.headers) == given[1:]
 
 
 def _write_response(pointer: int, response: Response) -> None:

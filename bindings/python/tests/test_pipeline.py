@@ -392,7 +392,8 @@ def test_a_callback_that_reads_nothing_reads_nothing_from_the_library(monkeypatc
     router.add_route("/a/:x", lambda r: None)
     router.add_route("/b/:x", lambda r: r.params["x"])
     router.add_route("/s/:x", lambda r: r.state.setdefault("k", "v"))
-    router.add_response_interceptor(lambda response: None)
+    router.add_filter(lambda request, next_: next_(request))   # its response holds the request
+    router.add_response_interceptor(lambda response: response.status)
     assert router.resolve("/a/1").params == {"x": "1"} and calls == []
     assert router.resolve("/s/1").state == {"k": "v"} and calls == []
     assert router.resolve("/b/1").response.body == b"1" and calls == [1]
@@ -421,3 +422,18 @@ def test_results_of_every_size_and_nested_resolves_read_whole():
         assert result.response.headers == [("X-Len", "3000")]
         assert router.resolve("/outer").response.body == b"inner 0|inner 1|inner 2|" + body[:4]
         assert router.resolve("/inner/x").response.body == b"inner x"
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda response: response, (201, b"dest", [("A", "1")])),                        # unchanged
+    (lambda response: setattr(response, "status", 202) or response, (202, b"dest", [("A", "1")])),
+    (lambda response: setattr(response, "body", b"other") or response, (201, b"other", [("A", "1")])),
+    (lambda response: response.headers.clear() or response, (201, b"dest", [])),
+    (lambda response: interlock.Response(203, "new"), (203, b"new", [])),             # another response
+])
+def test_a_filter_returns_what_next_gave_changed_or_not(change, expected):
+    router = interlock.Router()
+    router.add_route("/a", lambda r: interlock.Response(201, "dest", [("A", "1")]))
+    router.add_filter(lambda request, next_: change(next_(request)))
+    response = router.resolve("/a").response
+    assert (response.status, response.body, response.headers) == expected

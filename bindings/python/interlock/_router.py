@@ -694,21 +694,23 @@ _response_copy = _pydll["ilk_response_copy"]
 _COPY_BUFFER = 4096
 _COPY_CAPACITY = c_size_t(_COPY_BUFFER)
 _BYTE_ORDER = sys.byteorder
-_copies = threading.local()
+# Buffers for `_copied` not in use: one is taken for a copy and given back after it (list.pop and
+# list.append are atomic), so threads, and a finalizer run during a copy, never share one; there
+# are as many as copies ever ran at once.
+_copy_buffers: list[Any] = []
 
 
 def _copied(copy: Any, handle: c_void_p) -> tuple[list[str], bytes]:
     """What ilk_result_copy or ilk_response_copy (`copy`) writes for `handle`: its text split at
-    the NUL bytes, and the body. Written into this thread's buffer, taken while in use (a
-    finalizer run meanwhile may copy too, and makes a buffer of its own), or into one made for a
-    copy larger than it."""
-    buffer = getattr(_copies, "buffer", None)
-    _copies.buffer = None
-    if buffer is None:
+    the NUL bytes, and the body. Written into a buffer of `_copy_buffers`, or into one made for a
+    copy larger than that."""
+    try:
+        buffer = _copy_buffers.pop()
+    except IndexError:
         buffer = ctypes.create_string_buffer(_COPY_BUFFER)
     needed = c_size_t()
     if copy(handle, buffer, _COPY_CAPACITY, byref(needed)) != n.OK:
-        _copies.buffer = buffer
+        _copy_buffers.append(buffer)
         buffer = ctypes.create_string_buffer(needed.value)
         _check(copy(handle, buffer, needed, byref(needed)))
     size = needed.value
@@ -716,7 +718,7 @@ def _copied(copy: Any, handle: c_void_p) -> tuple[list[str], bytes]:
     parts = buffer[8:text_end].decode("utf-8", "surrogateescape").split("\0")
     body = buffer[text_end:size] if size > text_end else b""
     if len(buffer) == _COPY_BUFFER:
-        _copies.buffer = buffer
+        _copy_buffers.append(buffer)
     return parts, body
 _LENGTHS = [c_size_t(i) for i in range(257)]
 

@@ -434,23 +434,25 @@ final class ResultHandle {
     var error: UnsafePointer<CChar>? { exports.error }
     var redirects: [UnsafePointer<CChar>] { exports.redirects }
     var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] { exports.trace }
-    var packed: (UnsafePointer<CChar>, Int) { exports.packed }
+    /// ilk_result_packed's text, kept as a C string with the result's other exports.
+    var packed: (UnsafePointer<CChar>, Int) { exports.packed(packedText) }
     /// The size of the copy `copy(to:)` writes: the text's length (eight bytes), the text
     /// (ilk_result_packed's), then the body (see ilk_result_copy).
-    var copySize: Int { 8 + copyText.count + resolution.response.body.count }
+    var copySize: Int { 8 + packedText.count + resolution.response.body.count }
 
-    /// The packed text, made once for `copySize` and `copy(to:)` (a host whose buffer was too small
-    /// calls again): not through `Exported`, which a copy alone does not need.
-    private var copyText: [UInt8] {
-        if let copyTextBytes { return copyTextBytes }
+    /// Everything but the body as one NUL-separated text, made once for ilk_result_packed,
+    /// `copySize` and `copy(to:)` (a host whose buffer was too small calls again): kept here, not
+    /// in `Exported`, which a copy alone does not need.
+    private var packedText: [UInt8] {
+        if let packedTextBytes { return packedTextBytes }
         let bytes = PackedText(resolution: resolution).bytes
-        copyTextBytes = bytes
+        packedTextBytes = bytes
         return bytes
     }
-    private var copyTextBytes: [UInt8]? = nil
+    private var packedTextBytes: [UInt8]? = nil
 
     /// Writes the result laid out as ilk_result_copy documents to `out` (`copySize` bytes).
-    func copy(to out: UnsafeMutableRawPointer) { writeCopy(copyText, resolution.response.body, to: out) }
+    func copy(to out: UnsafeMutableRawPointer) { writeCopy(packedText, resolution.response.body, to: out) }
 
     /// A C copy of a state value, kept with the result.
     func state(_ key: String) -> UnsafePointer<CChar>? { exports.state(key) }
@@ -497,11 +499,14 @@ final class ResultHandle {
         lazy var trace: [(UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>)] =
             resolution.trace.map { [self] in (store.keep($0.stage.rawValue), store.keep($0.name), store.keep($0.decision)) }
 
-        /// Everything but the body as one NUL-separated text (see ilk_result_packed), NUL-terminated.
-        lazy var packed: (UnsafePointer<CChar>, Int) = {
-            let text = PackedText(resolution: resolution)
-            return (store.keep(text.bytes), text.bytes.count)
-        }()
+        /// `text` (ilk_result_packed's) as a NUL-terminated C string, kept from the first call.
+        private var packedCString: (UnsafePointer<CChar>, Int)? = nil
+        func packed(_ text: [UInt8]) -> (UnsafePointer<CChar>, Int) {
+            if let packedCString { return packedCString }
+            let made = (store.keep(text), text.count)
+            packedCString = made
+            return made
+        }
 
         func state(_ key: String) -> UnsafePointer<CChar>? {
             resolution.state.string(key).map { store.keep($0) }

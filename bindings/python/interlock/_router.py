@@ -1108,7 +1108,9 @@ class Router:
         malformed URI, InvalidArgumentError for a malformed method."""
         data = _uri_b(uri)
         length = len(data)
-        handle = self._handle if self._pointer is not None else self._h   # self._h raises: closed
+        if self._pointer is None:
+            raise InvalidArgumentError("router is closed", n.EINVAL)
+        handle = self._handle
         method_bytes = (_METHODS.get(method) or _method_b(method)) if method else None
         return self._run(lambda out: _resolve(handle, method_bytes, data,
                                               _LENGTHS[length] if length <= 256 else c_size_t(length), out))

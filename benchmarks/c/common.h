@@ -51,30 +51,53 @@ static long rss_kib(void) {
   return v;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Runs `pass` (one pass over `per_pass` lookups) in batches of about `batch_seconds`, after a
- * warm-up; prints one JSON line with the ns per lookup of each batch. */
-#define BATCHES 7
-static void time_batches(const char *door, const char *table, long per_pass, double batch_seconds,
-                         void (*pass)(void), const char *extra) {
-  double ns[BATCHES];
-  long passes = 1;
+/* How many passes make a batch of about `batch_seconds` (one pass timed after a warm-up one). */
+static long passes_per_batch(void (*pass)(void), double batch_seconds) {
+  pass();
   double t0 = now();
   pass();
   double one = now() - t0;
-  if (one > 0) passes = (long)(batch_seconds / one) + 1;
-  for (int b = 0; b < BATCHES; b++) {
-    t0 = now();
-    for (long p = 0; p < passes; p++) pass();
-    ns[b] = (now() - t0) / (passes * (double)per_pass) * 1e9;
-  }
-  printf("{\"door\": \"%s\", \"table\": \"%s\", \"lookups_per_batch\": %ld, \"ns\": [", door, table, passes * per_pass);
-  for (int b = 0; b < BATCHES; b++) printf("%s%.2f", b ? ", " : "", ns[b]);
+  return one > 0 ? (long)(batch_seconds / one) + 1 : 1;
+}
+
+/* One door timed by `time_doors`: its pass over `per_pass` lookups, and the ns per lookup of
+ * each batch. */
+#define BATCHES 7
+typedef struct { const char *name; void (*pass)(void); long per_pass, passes; double ns[BATCHES]; } door;
+
+/* Times `count` doors in turn, batch by batch (a batch of the first, of the second, ..., then the
+ * first again), so that batch b of every door falls in the same stretch of time: the ratio of two
+ * doors' batch b compares measurements under the same load on the machine. */
+static void time_doors(door *doors, int count, double batch_seconds) {
+  for (int d = 0; d < count; d++) doors[d].passes = passes_per_batch(doors[d].pass, batch_seconds);
+  for (int b = 0; b < BATCHES; b++)
+    for (int d = 0; d < count; d++) {
+      double t0 = now();
+      for (long p = 0; p < doors[d].passes; p++) doors[d].pass();
+      doors[d].ns[b] = (now() - t0) / (doors[d].passes * (double)doors[d].per_pass) * 1e9;
+    }
+}
+
+/* Prints `d`'s batches as one JSON line, with `extra` (JSON members, or "") before the closing brace. */
+static void print_door(const door *d, const char *table, const char *extra) {
+  printf("{\"door\": \"%s\", \"table\": \"%s\", \"lookups_per_batch\": %ld, \"ns\": [", d->name, table, d->passes * d->per_pass);
+  for (int b = 0; b < BATCHES; b++) printf("%s%.2f", b ? ", " : "", d->ns[b]);
   printf("]%s%s}\n", extra && *extra ? ", " : "", extra ? extra : "");
   fflush(stdout);
+}
+
+/* `a`'s batch b over `b`'s, for each batch, as the JSON member "ratios_to": {"<b's name>": [...]}. */
+static inline void paired_ratios(char *out, size_t size, const door *a, const door *b) {
+  int n = snprintf(out, size, "\"ratios_to\": {\"%s\": [", b->name);
+  for (int k = 0; k < BATCHES && n < (int)size; k++) n += snprintf(out + n, size - n, "%s%.4f", k ? ", " : "", a->ns[k] / b->ns[k]);
+  if (n < (int)size) snprintf(out + n, size - n, "]}");
+}
+
+/* One door timed alone, printed with `extra`. */
+static void time_batches(const char *name, const char *table, long per_pass, double batch_seconds,
+                         void (*pass)(void), const char *extra) {
+  door d = {name, pass, per_pass, 0, {0}};
+  time_doors(&d, 1, batch_seconds);
+  print_door(&d, table, extra);
 }
 #endif

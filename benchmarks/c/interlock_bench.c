@@ -1,6 +1,8 @@
 /* Interlock through its C header: ilk_router_match, ilk_router_resolve with one filter and one
  * request and one response interceptor (all C callbacks), and lookups from several threads.
- * Usage: interlock_bench ROUTES REQUESTS TABLE [seconds-per-batch] [threads]
+ * Usage: interlock_bench ROUTES REQUESTS TABLE [seconds-per-batch] [threads] [BASE_ROUTES BASE_REQUESTS BASE_TABLE]
+ * With a base table, ilk_router_match is timed on both tables in turn, batch by batch, and the
+ * record carries each batch's ratio to the base table's (how a lookup's cost grows with the table).
  * With ILK_BENCH_PASSES=N set it times nothing: it runs N untimed passes over the requests of one
  * door (ILK_BENCH_DOOR: match, batch for ilk_router_match_requests over every timed request, resolve,
  * or bare-resolve for a resolve with no callback) and
@@ -9,19 +11,28 @@
 #include <interlock.h>
 #include <pthread.h>
 
-static ilk_router *router;
+/* A table loaded into a router, with the requests that are timed: all but malformed ones. */
+typedef struct {
+  list routes, requests;
+  ilk_router *router;
+  int *timed, timed_count;
+  double added, compiled;                 /* seconds to add the routes, then to compile them */
+  long rss_kib;                           /* what the process grew by while adding and compiling */
+} table;
+
+static table measured, base;              /* the table measured, and the base of the scale ratio */
 static ilk_match *m;
-static list routes, requests;
-static int *timed, timed_count;           /* the requests that are timed: all but malformed ones */
 
 static const char *method_of(const entry *e) { return strcmp(e->method, "-") == 0 ? NULL : e->method; }
 
-static void match_pass(void) {
-  for (int k = 0; k < timed_count; k++) {
-    entry *e = &requests.items[timed[k]];
-    ilk_router_match(router, method_of(e), e->text, strlen(e->text), m);
+static void match_on(const table *on) {
+  for (int k = 0; k < on->timed_count; k++) {
+    entry *e = &on->requests.items[on->timed[k]];
+    ilk_router_match(on->router, method_of(e), e->text, strlen(e->text), m);
   }
 }
+static void match_pass(void) { match_on(&measured); }
+static void base_match_pass(void) { match_on(&base); }
 
 /* The timed requests as one batch (ilk_router_match_requests): URIs and methods, NUL-separated. */
 static char *batch_uris, *batch_methods;
@@ -31,20 +42,20 @@ static ilk_match_batch *batch;
 static ilk_match_batch_view batch_view;
 
 static void batch_pass(void) {      /* with the view, as the Python binding asks for it */
-  ilk_router_match_requests(router, batch_methods, batch_methods_len, batch_uris, batch_uris_len, batch, &batch_view);
+  ilk_router_match_requests(measured.router, batch_methods, batch_methods_len, batch_uris, batch_uris_len, batch, &batch_view);
 }
 
 static void batch_setup(void) {
   size_t ul = 0, ml = 0;
-  for (int k = 0; k < timed_count; k++) {
-    entry *e = &requests.items[timed[k]];
+  for (int k = 0; k < measured.timed_count; k++) {
+    entry *e = &measured.requests.items[measured.timed[k]];
     ul += strlen(e->text) + 1;
     ml += strlen(e->method) + 1;
   }
   batch_uris = malloc(ul);
   batch_methods = malloc(ml);
-  for (int k = 0; k < timed_count; k++) {
-    entry *e = &requests.items[timed[k]];
+  for (int k = 0; k < measured.timed_count; k++) {
+    entry *e = &measured.requests.items[measured.timed[k]];
     const char *method = method_of(e) ? method_of(e) : "";
     memcpy(batch_uris + batch_uris_len, e->text, strlen(e->text) + 1);
     batch_uris_len += strlen(e->text) + 1;
@@ -60,10 +71,10 @@ static int req_interceptor(ilk_request *req, void *u) { (void)req; (void)u; retu
 static int res_interceptor(ilk_request *req, ilk_response *res, void *u) { (void)req; (void)res; (void)u; return ILK_CONTINUE; }
 
 static void resolve_pass(void) {
-  for (int k = 0; k < timed_count; k++) {
-    entry *e = &requests.items[timed[k]];
+  for (int k = 0; k < measured.timed_count; k++) {
+    entry *e = &measured.requests.items[measured.timed[k]];
     ilk_result *r = NULL;
-    ilk_router_resolve(router, method_of(e), e->text, strlen(e->text), &r);
+    ilk_router_resolve(measured.router, method_of(e), e->text, strlen(e->text), &r);
     ilk_result_free(r);
   }
 }
@@ -75,11 +86,11 @@ static void *thread_body(void *arg) {
   ilk_match *mine;
   ilk_match_new(&mine);
   while (!stop_threads) {
-    for (int k = 0; k < timed_count; k++) {
-      entry *e = &requests.items[timed[k]];
-      ilk_router_match(router, method_of(e), e->text, strlen(e->text), mine);
+    for (int k = 0; k < measured.timed_count; k++) {
+      entry *e = &measured.requests.items[measured.timed[k]];
+      ilk_router_match(measured.router, method_of(e), e->text, strlen(e->text), mine);
     }
-    n += timed_count;
+    n += measured.timed_count;
   }
   thread_counts[t] = n;
   ilk_match_free(mine);
@@ -112,44 +123,55 @@ static double per_second(void *(*body)(void *), int threads, double seconds) {
   return total / (now() - t0);
 }
 
-int main(int argc, char **argv) {
-  if (argc < 4) { fprintf(stderr, "usage: %s ROUTES REQUESTS TABLE [seconds] [threads]\n", argv[0]); return 2; }
-  double seconds = argc > 4 ? atof(argv[4]) : 0.2;
-  int threads = argc > 5 ? atoi(argv[5]) : 0;
-  routes = read_list(argv[1], 0);
-  requests = read_list(argv[2], 1);
+/* Loads `routes_path` into a new router (every route with `destination`), compiles it, and checks
+ * every answer against `requests_path`; returns the number of wrong answers. */
+static int load(table *into, const char *routes_path, const char *requests_path) {
+  into->routes = read_list(routes_path, 0);
+  into->requests = read_list(requests_path, 1);
   long rss0 = rss_kib();
   double t0 = now();
-  ilk_router_new(&router, 0);
-  for (int i = 0; i < routes.count; i++) {
+  ilk_router_new(&into->router, 0);
+  for (int i = 0; i < into->routes.count; i++) {
     char pattern[4200];
     uint32_t id;
-    if (strcmp(routes.items[i].method, "-") == 0) snprintf(pattern, sizeof pattern, "%s", routes.items[i].text);
-    else snprintf(pattern, sizeof pattern, "%s %s", routes.items[i].method, routes.items[i].text);
-    if (ilk_router_add_route(router, pattern, destination, NULL, NULL, &id) != ILK_OK || id != (uint32_t)(i + 1)) {
+    entry *r = &into->routes.items[i];
+    if (strcmp(r->method, "-") == 0) snprintf(pattern, sizeof pattern, "%s", r->text);
+    else snprintf(pattern, sizeof pattern, "%s %s", r->method, r->text);
+    if (ilk_router_add_route(into->router, pattern, destination, NULL, NULL, &id) != ILK_OK || id != (uint32_t)(i + 1)) {
       fprintf(stderr, "route %d (%s): %s\n", i + 1, pattern, ilk_errmsg());
-      return 1;
+      exit(1);
     }
   }
-  double added = now() - t0;
-  ilk_match_new(&m);
+  into->added = now() - t0;
   t0 = now();
-  ilk_router_match(router, NULL, "/", 1, m);                     /* compiles the table */
-  double compiled = now() - t0;
-  long rss = rss_kib() - rss0;
+  ilk_router_match(into->router, NULL, "/", 1, m);                /* compiles the table */
+  into->compiled = now() - t0;
+  into->rss_kib = rss_kib() - rss0;
 
   /* Correctness first: every answer as the request list says. */
-  timed = malloc(sizeof(int) * requests.count);
+  into->timed = malloc(sizeof(int) * into->requests.count);
   int wrong = 0;
-  for (int i = 0; i < requests.count; i++) {
-    entry *e = &requests.items[i];
-    int rc = ilk_router_match(router, method_of(e), e->text, strlen(e->text), m);
-    int want = requests.expected[i];
+  for (int i = 0; i < into->requests.count; i++) {
+    entry *e = &into->requests.items[i];
+    int rc = ilk_router_match(into->router, method_of(e), e->text, strlen(e->text), m);
+    int want = into->requests.expected[i];
     int ok = want < 0 ? rc == ILK_EURI : want == 0 ? (rc == ILK_NOT_FOUND || rc == ILK_METHOD_NOT_ALLOWED)
                                                    : rc == ILK_OK && ilk_match_route_id(m) == (uint32_t)want;
     if (!ok) { if (wrong++ < 5) fprintf(stderr, "wrong: %s %s -> %d route %u, want %d\n", e->method, e->text, rc, ilk_match_route_id(m), want); }
-    if (want >= 0) timed[timed_count++] = i;
+    if (want >= 0) into->timed[into->timed_count++] = i;
   }
+  return wrong;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4 || (argc > 6 && argc != 9)) {
+    fprintf(stderr, "usage: %s ROUTES REQUESTS TABLE [seconds] [threads] [BASE_ROUTES BASE_REQUESTS BASE_TABLE]\n", argv[0]);
+    return 2;
+  }
+  double seconds = argc > 4 ? atof(argv[4]) : 0.2;
+  int threads = argc > 5 ? atoi(argv[5]) : 0;
+  ilk_match_new(&m);
+  int wrong = load(&measured, argv[1], argv[2]);
   if (wrong) { fprintf(stderr, "%d wrong answers\n", wrong); return 1; }
 
   if (getenv("ILK_BENCH_PASSES")) {
@@ -159,10 +181,10 @@ int main(int argc, char **argv) {
     if (strcmp(door, "resolve") == 0 || strcmp(door, "bare-resolve") == 0) {
       pass = resolve_pass;
       if (strcmp(door, "resolve") == 0) {
-        ilk_router_add_filter(router, "pass", pass_filter, NULL, NULL);
+        ilk_router_add_filter(measured.router, "pass", pass_filter, NULL, NULL);
         ilk_interceptor *i;
-        ilk_interceptor_new_request(&i, "req", req_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
-        ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
+        ilk_interceptor_new_request(&i, "req", req_interceptor, NULL, NULL); ilk_router_add_interceptor(measured.router, i, 0); ilk_interceptor_free(i);
+        ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(measured.router, i, 0); ilk_interceptor_free(i);
       }
       pass();                                                     /* the first resolve fills pools */
     } else if (strcmp(door, "batch") == 0) {
@@ -174,21 +196,42 @@ int main(int argc, char **argv) {
       return 2;
     }
     for (long p = 0; p < passes; p++) pass();
-    printf("{\"per_pass\": %d}\n", timed_count);
+    printf("{\"per_pass\": %d}\n", measured.timed_count);
     return 0;
   }
 
-  char extra[256];
+  char extra[1024];
   snprintf(extra, sizeof extra, "\"routes\": %d, \"checked\": %d, \"add_ms\": %.2f, \"compile_ms\": %.2f, \"rss_bytes_per_route\": %.0f",
-           routes.count, requests.count, added * 1e3, compiled * 1e3, rss * 1024.0 / routes.count);
-  time_batches("C ilk_router_match", argv[3], timed_count, seconds, match_pass, extra);
+           measured.routes.count, measured.requests.count, measured.added * 1e3, measured.compiled * 1e3, measured.rss_kib * 1024.0 / measured.routes.count);
+  door match = {"C ilk_router_match", match_pass, measured.timed_count, 0, {0}};
+  if (argc == 9) {
+    /* The scale ratio: this table's lookups against the base table's, batch by batch. */
+    if ((wrong = load(&base, argv[6], argv[7]))) { fprintf(stderr, "%d wrong answers on %s\n", wrong, argv[8]); return 1; }
+    door doors[2] = {match, {"C ilk_router_match (base)", base_match_pass, base.timed_count, 0, {0}}};
+    time_doors(doors, 2, seconds);
+    char ratios[512];
+    paired_ratios(ratios, sizeof ratios, &doors[0], &doors[1]);
+    size_t n = strlen(extra);
+    snprintf(extra + n, sizeof extra - n, ", \"base_table\": \"%s\", %s", argv[8], ratios);
+    print_door(&doors[0], argv[3], extra);
+  } else if (threads > 0) {
+    /* ilk_router_resolve against ilk_router_match, batch by batch, on the same router: its filter
+       and interceptors take no part in a match. */
+    ilk_router_add_filter(measured.router, "pass", pass_filter, NULL, NULL);
+    ilk_interceptor *i;
+    ilk_interceptor_new_request(&i, "req", req_interceptor, NULL, NULL); ilk_router_add_interceptor(measured.router, i, 0); ilk_interceptor_free(i);
+    ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(measured.router, i, 0); ilk_interceptor_free(i);
+    door doors[2] = {match, {"C ilk_router_resolve (filter + 2 interceptors)", resolve_pass, measured.timed_count, 0, {0}}};
+    time_doors(doors, 2, seconds);
+    char ratios[512];
+    paired_ratios(ratios, sizeof ratios, &doors[1], &doors[0]);
+    print_door(&doors[0], argv[3], extra);
+    print_door(&doors[1], argv[3], ratios);
+  } else {
+    time_batches(match.name, argv[3], measured.timed_count, seconds, match_pass, extra);
+  }
 
   if (threads > 0) {
-    ilk_router_add_filter(router, "pass", pass_filter, NULL, NULL);
-    ilk_interceptor *i;
-    ilk_interceptor_new_request(&i, "req", req_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
-    ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
-    time_batches("C ilk_router_resolve (filter + 2 interceptors)", argv[3], timed_count, seconds, resolve_pass, "");
     /* Rounds of one thread then all threads, back to back, so that each ratio compares two
        measurements taken under the same load on the machine; the report takes their median. Each
        round also measures the control loop the same way: the scaling the machine itself allows. */
@@ -211,6 +254,7 @@ int main(int argc, char **argv) {
     printf("}\n");
   }
   ilk_match_free(m);
-  ilk_router_free(router);
+  ilk_router_free(measured.router);
+  if (base.router) ilk_router_free(base.router);
   return 0;
 }

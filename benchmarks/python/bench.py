@@ -23,19 +23,35 @@ def read(path: str, expected: bool) -> list[tuple]:
     return out
 
 
-def batches(door: str, table: str, per_pass: int, seconds: float, run, extra: dict) -> None:
-    run()
-    t = time.perf_counter()
-    run()
-    one = time.perf_counter() - t
-    passes = max(1, int(seconds / one) + 1) if one > 0 else 1
-    ns = []
-    for _ in range(7):
+def time_doors(doors: list[dict], seconds: float) -> None:
+    """Times each door (`run`: one pass over `per_pass` lookups) in batches of about `seconds`,
+    after a warm-up, the doors in turn batch by batch, so that batch b of every door falls in the
+    same stretch of time; prints one JSON line per door. The first door's record (and the second
+    and later ones' too, when `paired`) carries each batch's ratio to the last door's."""
+    for d in doors:
+        d["run"]()
         t = time.perf_counter()
-        for _ in range(passes):
-            run()
-        ns.append(round((time.perf_counter() - t) / (passes * per_pass) * 1e9, 2))
-    print(json.dumps({"door": door, "table": table, "lookups_per_batch": passes * per_pass, "ns": ns, **extra}), flush=True)
+        d["run"]()
+        one = time.perf_counter() - t
+        d["passes"] = max(1, int(seconds / one) + 1) if one > 0 else 1
+        d["ns"] = []
+    for _ in range(7):
+        for d in doors:
+            t = time.perf_counter()
+            for _ in range(d["passes"]):
+                d["run"]()
+            d["ns"].append(round((time.perf_counter() - t) / (d["passes"] * d["per_pass"]) * 1e9, 2))
+    peer = doors[-1]
+    for d in doors:
+        extra = dict(d["extra"])
+        if d.get("paired") and d is not peer:
+            extra["ratios_to"] = {peer["door"]: [round(a / b, 4) for a, b in zip(d["ns"], peer["ns"])]}
+        print(json.dumps({"door": d["door"], "table": d["table"], "lookups_per_batch": d["passes"] * d["per_pass"],
+                          "ns": d["ns"], **extra}), flush=True)
+
+
+def door(name: str, table: str, per_pass: int, run, extra: dict, paired: bool = False) -> dict:
+    return {"door": name, "table": table, "per_pass": per_pass, "run": run, "extra": extra, "paired": paired}
 
 
 def unsupported(door: str, table: str, why: str) -> None:
@@ -60,8 +76,10 @@ def main() -> None:
     wrong = sum(1 for (m, u, e), meth in zip(requests, methods)
                 if ((router.match(u, meth) or interlock.Match(0, None, "", {})).route_id) != int(e))
     checks = {"routes": len(routes), "checked": len(requests), "wrong": wrong, "compile_ms": round(compile_ms, 2)}
-    batches("Python interlock match", table, len(requests),
-            seconds, lambda: [router.match(u, m) for (_, u, _), m in zip(requests, methods)], checks)
+    # Interlock's match and match_many are timed batch by batch with falcon (their targets'
+    # peer), when falcon can take the table; resolve and werkzeug alone.
+    paired = [door("Python interlock match", table, len(requests),
+                   lambda: [router.match(u, m) for (_, u, _), m in zip(requests, methods)], checks, paired=True)]
     # match_many with each request's own method: one call for the whole list.
     uris = [u for _, u, _ in requests]
     got = router.match_many(uris, methods)
@@ -69,18 +87,22 @@ def main() -> None:
     for u, m, match in zip(uris, methods, got):
         single = router.match(u, m)
         many_wrong += (match.route_id if match else 0) != (single.route_id if single else 0)
-    batches("Python interlock match_many", table, len(requests), seconds,
-            lambda: router.match_many(uris, methods), {"checked": len(requests), "wrong": many_wrong})
-    batches("Python interlock resolve", table, len(requests), seconds,
-            lambda: [router.resolve(u, m) for (_, u, _), m in zip(requests, methods)], {"checked": len(requests)})
+    paired.append(door("Python interlock match_many", table, len(requests),
+                       lambda: router.match_many(uris, methods), {"checked": len(requests), "wrong": many_wrong}, paired=True))
+    resolve = door("Python interlock resolve", table, len(requests),
+                   lambda: [router.resolve(u, m) for (_, u, _), m in zip(requests, methods)], {"checked": len(requests)})
 
     if not plain:
+        for d in paired + [resolve]:
+            time_doors([d], seconds)
         unsupported("falcon CompiledRouter (Python)", table, "schemes, constraints, optional parts or routes without a method")
         unsupported("werkzeug (Python)", table, "schemes, constraints, optional parts or routes without a method")
         return
     try:
         import falcon.routing
     except ImportError:
+        for d in paired:
+            time_doors([d], seconds)
         unsupported("falcon CompiledRouter (Python)", table, "falcon is not installed")
     else:
         froute = falcon.routing.CompiledRouter()
@@ -106,9 +128,11 @@ def main() -> None:
             return responder(None, None) if responder and getattr(responder, "__name__", "") == "<lambda>" else 0
 
         fwrong = sum(1 for m, u, e in requests if flookup(m, u) != int(e))
-        batches("falcon CompiledRouter (Python)", table, len(requests), seconds,
-                lambda: [flookup(m, u) for m, u, _ in requests],
-                {"routes": len(routes), "checked": len(requests), "wrong": fwrong, "compile_ms": round(fcompile, 2)})
+        time_doors(paired + [door("falcon CompiledRouter (Python)", table, len(requests),
+                                  lambda: [flookup(m, u) for m, u, _ in requests],
+                                  {"routes": len(routes), "checked": len(requests), "wrong": fwrong,
+                                   "compile_ms": round(fcompile, 2)})], seconds)
+    time_doors([resolve], seconds)
     try:
         from werkzeug.exceptions import HTTPException
         from werkzeug.routing import Map, Rule
@@ -127,8 +151,9 @@ def main() -> None:
                 return 0
 
         wwrong = sum(1 for m, u, e in requests if wlookup(m, u) != int(e))
-        batches("werkzeug (Python)", table, len(requests), seconds, lambda: [wlookup(m, u) for m, u, _ in requests],
-                {"routes": len(routes), "checked": len(requests), "wrong": wwrong, "compile_ms": round(wcompile, 2)})
+        time_doors([door("werkzeug (Python)", table, len(requests), lambda: [wlookup(m, u) for m, u, _ in requests],
+                         {"routes": len(routes), "checked": len(requests), "wrong": wwrong,
+                          "compile_ms": round(wcompile, 2)})], seconds)
 
 
 if __name__ == "__main__":

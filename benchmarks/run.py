@@ -147,14 +147,14 @@ def summarize(results: list[dict]) -> None:
             r["ratio_interlock_to_peer"] = round(base["median_ns"] / r["median_ns"], 3)
 
 
-def paired(a: dict | None, b: dict | None, name_b: str = "") -> list[float]:
+def paired(a: dict | None, b: dict | None) -> list[float]:
     """The ratios of `a`'s time to `b`'s, each from two measurements taken side by side: batch by
     batch when one harness timed both in turn (its `ratios_to`), else round by round; [] when
     neither was measured."""
     if not a or not b or "median_ns" not in a or "median_ns" not in b:
         return []
-    if (name_b or b["door"]) in a.get("ratios_to", {}):
-        return a["ratios_to"][name_b or b["door"]]
+    if b["door"] in a.get("ratios_to", {}):
+        return a["ratios_to"][b["door"]]
     if a["door"] in b.get("ratios_to", {}):
         return [1 / x for x in b["ratios_to"][a["door"]]]
     ma, mb = a.get("round_medians", []), b.get("round_medians", [])

@@ -70,6 +70,14 @@ static int pass_filter(ilk_request *req, ilk_filter_chain *chain, void *u) { (vo
 static int req_interceptor(ilk_request *req, void *u) { (void)req; (void)u; return ILK_CONTINUE; }
 static int res_interceptor(ilk_request *req, ilk_response *res, void *u) { (void)req; (void)res; (void)u; return ILK_CONTINUE; }
 
+/* The resolve door's pipeline: one filter, one request and one response interceptor (C callbacks). */
+static void add_pipeline(ilk_router *router) {
+  ilk_router_add_filter(router, "pass", pass_filter, NULL, NULL);
+  ilk_interceptor *i;
+  ilk_interceptor_new_request(&i, "req", req_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
+  ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
+}
+
 static void resolve_pass(void) {
   for (int k = 0; k < measured.timed_count; k++) {
     entry *e = &measured.requests.items[measured.timed[k]];
@@ -181,10 +189,7 @@ int main(int argc, char **argv) {
     if (strcmp(door, "resolve") == 0 || strcmp(door, "bare-resolve") == 0) {
       pass = resolve_pass;
       if (strcmp(door, "resolve") == 0) {
-        ilk_router_add_filter(measured.router, "pass", pass_filter, NULL, NULL);
-        ilk_interceptor *i;
-        ilk_interceptor_new_request(&i, "req", req_interceptor, NULL, NULL); ilk_router_add_interceptor(measured.router, i, 0); ilk_interceptor_free(i);
-        ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(measured.router, i, 0); ilk_interceptor_free(i);
+        add_pipeline(measured.router);
       }
       pass();                                                     /* the first resolve fills pools */
     } else if (strcmp(door, "batch") == 0) {
@@ -217,10 +222,7 @@ int main(int argc, char **argv) {
   } else if (threads > 0) {
     /* ilk_router_resolve against ilk_router_match, batch by batch, on the same router: its filter
        and interceptors take no part in a match. */
-    ilk_router_add_filter(measured.router, "pass", pass_filter, NULL, NULL);
-    ilk_interceptor *i;
-    ilk_interceptor_new_request(&i, "req", req_interceptor, NULL, NULL); ilk_router_add_interceptor(measured.router, i, 0); ilk_interceptor_free(i);
-    ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(measured.router, i, 0); ilk_interceptor_free(i);
+    add_pipeline(measured.router);
     door doors[2] = {match, {"C ilk_router_resolve (filter + 2 interceptors)", resolve_pass, measured.timed_count, 0, {0}}};
     time_doors(doors, 2, seconds);
     char ratios[512];

@@ -26,8 +26,8 @@ def read(path: str, expected: bool) -> list[tuple]:
 def time_doors(doors: list[dict], seconds: float) -> None:
     """Times each door (`run`: one pass over `per_pass` lookups) in batches of about `seconds`,
     after a warm-up, the doors in turn batch by batch, so that batch b of every door falls in the
-    same stretch of time; prints one JSON line per door. The first door's record (and the second
-    and later ones' too, when `paired`) carries each batch's ratio to the last door's."""
+    same stretch of time; prints one JSON line per door. With several doors, every record but the
+    last door's carries each batch's ratio to the last door's (the peer they are compared with)."""
     for d in doors:
         d["run"]()
         t = time.perf_counter()
@@ -44,14 +44,14 @@ def time_doors(doors: list[dict], seconds: float) -> None:
     peer = doors[-1]
     for d in doors:
         extra = dict(d["extra"])
-        if d.get("paired") and d is not peer:
+        if d is not peer:
             extra["ratios_to"] = {peer["door"]: [round(a / b, 4) for a, b in zip(d["ns"], peer["ns"])]}
         print(json.dumps({"door": d["door"], "table": d["table"], "lookups_per_batch": d["passes"] * d["per_pass"],
                           "ns": d["ns"], **extra}), flush=True)
 
 
-def door(name: str, table: str, per_pass: int, run, extra: dict, paired: bool = False) -> dict:
-    return {"door": name, "table": table, "per_pass": per_pass, "run": run, "extra": extra, "paired": paired}
+def door(name: str, table: str, per_pass: int, run, extra: dict) -> dict:
+    return {"door": name, "table": table, "per_pass": per_pass, "run": run, "extra": extra}
 
 
 def unsupported(door: str, table: str, why: str) -> None:
@@ -79,7 +79,7 @@ def main() -> None:
     # Interlock's match and match_many are timed batch by batch with falcon (their targets'
     # peer), when falcon can take the table; resolve and werkzeug alone.
     paired = [door("Python interlock match", table, len(requests),
-                   lambda: [router.match(u, m) for (_, u, _), m in zip(requests, methods)], checks, paired=True)]
+                   lambda: [router.match(u, m) for (_, u, _), m in zip(requests, methods)], checks)]
     # match_many with each request's own method: one call for the whole list.
     uris = [u for _, u, _ in requests]
     got = router.match_many(uris, methods)
@@ -88,7 +88,7 @@ def main() -> None:
         single = router.match(u, m)
         many_wrong += (match.route_id if match else 0) != (single.route_id if single else 0)
     paired.append(door("Python interlock match_many", table, len(requests),
-                       lambda: router.match_many(uris, methods), {"checked": len(requests), "wrong": many_wrong}, paired=True))
+                       lambda: router.match_many(uris, methods), {"checked": len(requests), "wrong": many_wrong}))
     resolve = door("Python interlock resolve", table, len(requests),
                    lambda: [router.resolve(u, m) for (_, u, _), m in zip(requests, methods)], {"checked": len(requests)})
 

@@ -230,7 +230,8 @@ int ilk_router_add_named_route(ilk_router *router, const char *pattern, const ch
 /**
  * Appends a filter to the router's global chain (every resolve passes through it, in the order
  * added, whether or not a route matched). `name` (copied; NULL for "filter N") appears in the
- * trace. `userdata` is freed with `free_fn` when the router is freed. ILK_OK or ILK_EINVAL.
+ * trace. `userdata` is freed with `free_fn` when the router is freed. ILK_OK, or ILK_EINVAL
+ * (router or filter NULL, or a name that is not valid UTF-8; then the userdata stays the caller's).
  */
 int ilk_router_add_filter(ilk_router *router, const char *name, ilk_filter_fn filter,
                           void *userdata, ilk_free_fn free_fn);

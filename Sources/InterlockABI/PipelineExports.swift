@@ -66,9 +66,10 @@ public func ilk_router_add_filter(
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let fn else { return invalid("filter is NULL") }
-    let ud = Userdata(userdata, free: freeFn)
     let label: String
     do { label = try text(name, "filter name") ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)" } catch { return fail(error) }
+    // Owned only once nothing can fail: on failure the userdata stays the caller's.
+    let ud = Userdata(userdata, free: freeFn)
     r.router.addFilter(Filter(name: label) { [pools = handlePools] request, chain in try pools.with { pool in try pool.lending(request) { req in
         try pool.lending(chain) { ch in
             let rc = fn(req.opaque, ch.opaque, ud.pointer)

@@ -609,7 +609,9 @@ static void test_ill_formed_utf8(void) {
   CHECK_EQ_INT(ilk_erroffset(), 1);
   CHECK_EQ_INT(ilk_router_url_for(r, "user", names, good, 1, buf, sizeof buf, &len), ILK_OK);
   CHECK_EQ_STR(buf, "/u/%C3%A9");
-  CHECK_EQ_INT(ilk_router_add_filter(r, "bad\xC3", filter_bad_redirect, NULL, NULL), ILK_EINVAL);
+  frees = 0;
+  CHECK_EQ_INT(ilk_router_add_filter(r, "bad\xC3", filter_bad_redirect, NULL, count_free), ILK_EINVAL);
+  CHECK_EQ_INT(frees, 0); /* refused: the userdata stays the caller's */
   CHECK_EQ_INT(ilk_router_add_filter(r, "redirects", filter_bad_redirect, NULL, NULL), ILK_OK);
   ilk_interceptor *i = NULL;
   CHECK_EQ_INT(ilk_interceptor_new_request(&i, "\xFF", req_mark, NULL, NULL), ILK_EINVAL);

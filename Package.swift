@@ -6,11 +6,6 @@ import PackageDescription
 /// The package's folder, for linker inputs that need a path.
 let packageRoot = String(#filePath.dropLast("Package.swift".count))
 
-let optimize: [SwiftSetting] = [
-    // Exclusivity checks cost a measurable share of a 70 ns lookup; the core does not rely on them.
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-]
-
 let package = Package(
     name: "Interlock",
     products: [
@@ -23,12 +18,16 @@ let package = Package(
             pkgConfig: "libpcre2-8",
             providers: [.apt(["libpcre2-dev"])]
         ),
-        .target(name: "Interlock", dependencies: ["CPCRE2"], swiftSettings: optimize),
+        .target(
+            name: "Interlock",
+            dependencies: ["CPCRE2"],
+            // Debug builds check exclusivity everywhere, the matcher's state too (see `Matcher`).
+            swiftSettings: [.define("INTERLOCK_CHECK_EXCLUSIVITY", .when(configuration: .debug))]
+        ),
         .target(
             name: "InterlockABI",
             dependencies: ["Interlock"],
             exclude: ["interlock.map"],
-            swiftSettings: optimize,
             linkerSettings: [.unsafeFlags([
                 "-Xlinker", "-soname=libinterlock.so.0",
                 "-Xlinker", "--version-script=\(packageRoot)Sources/InterlockABI/interlock.map",

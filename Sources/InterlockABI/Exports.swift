@@ -167,12 +167,13 @@ public func ilk_match_free(_ m: OpaquePointer?) {
 
 @_cdecl("ilk_router_match")
 public func ilk_router_match(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: UInt,
     _ m: OpaquePointer?
 ) -> Int32 {
     guard let router else { return invalid("router is NULL") }
     guard let uri else { return invalid("uri is NULL") }
     guard let m else { return invalid("match is NULL") }
+    guard let uriLength = size(uriLength) else { return tooLarge("uri_len", uriLength) }
     // Borrowed handles: no reference counting on the router, which every thread shares.
     return withHandle(router, as: RouterHandle.self) { r in
         withHandle(m, as: MatchHandle.self) { h in
@@ -198,7 +199,7 @@ private func matchThrough(_ router: Router, _ matcher: Matcher, _ method: Unsafe
 
 @_cdecl("ilk_router_match_packed")
 public func ilk_router_match_packed(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: UInt,
     _ m: OpaquePointer?
 ) -> Int64 {
     let rc = ilk_router_match(router, method, uri, uriLength, m)

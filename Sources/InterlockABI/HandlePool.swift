@@ -26,20 +26,25 @@ final class HandlePool {
 
     /// Lends `request` (the pipeline's own, changed in place) to `body` through a pooled handle.
     func borrowing<R>(_ request: inout Request, _ body: (RequestHandle) throws -> R) rethrows -> R {
-        try lend(&request, from: &requests, make: { RequestHandle(Request(uri: "")) }, body)
+        // The handle leaves the stack before `body` runs and returns after: a callback may resolve
+        // again on this thread, which takes handles from the same stack.
+        let h = requests.pop() ?? RequestHandle(Request(uri: ""))
+        defer { requests.push(h) }
+        return try lend(&request, through: h, body)
     }
 
     /// Lends `response` to `body` through a pooled handle, as `borrowing(_:_:)` for a request.
     func borrowing<R>(_ response: inout Response, _ body: (ResponseHandle) throws -> R) rethrows -> R {
-        try lend(&response, from: &responses, make: { ResponseHandle() }, body)
+        let h = responses.pop() ?? ResponseHandle()
+        defer { responses.push(h) }
+        return try lend(&response, through: h, body)
     }
 
-    private func lend<H: LendingHandle, R>(
-        _ value: inout H.Value, from stack: inout HandleStack<H>, make: () -> H, _ body: (H) throws -> R
-    ) rethrows -> R {
-        let h = stack.pop() ?? make()
-        defer { stack.push(h) }
-        return try withUnsafeMutablePointer(to: &value) { p in
+    /// Points `h` at `value` while `body` runs. No access to a stack stays open meanwhile: an
+    /// `inout` stack held across `body` was a second, overlapping access when a callback resolved
+    /// again (a trap with exclusivity checks, a lost handle without).
+    private func lend<H: LendingHandle, R>(_ value: inout H.Value, through h: H, _ body: (H) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointer(to: &value) { p in
             h.borrow(p)
             defer { h.endBorrow() }
             return try body(h)

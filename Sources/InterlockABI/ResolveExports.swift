@@ -4,13 +4,14 @@ import Interlock
 
 @_cdecl("ilk_router_resolve")
 public func ilk_router_resolve(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: UInt,
     _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
     out?.pointee = nil
     guard let router else { return invalid("router is NULL") }
     guard let uri else { return invalid("uri is NULL") }
     guard let out else { return invalid("out is NULL") }
+    guard let uriLength = size(uriLength) else { return tooLarge("uri_len", uriLength) }
     let bytes = UnsafeRawBufferPointer(start: uri, count: uriLength)
     return withHandle(router, as: RouterHandle.self) { r in
         do throws(InterlockError) {

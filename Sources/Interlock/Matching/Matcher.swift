@@ -11,7 +11,7 @@ public enum MatchOutcome: Sendable {
 /// The longest method accepted, in bytes.
 public let maximumMethodLength = 64
 
-private let unset = Int.max  // PCRE2_UNSET: ~(PCRE2_SIZE)0, seen through Int
+private let unset = -1  // PCRE2_UNSET: ~(PCRE2_SIZE)0, which a size_t imported as Int reads as -1
 
 /// Serial numbers tell routers apart even when one is freed and another takes its address.
 private let routerSerials = Atomic<UInt64>(0)
@@ -22,75 +22,181 @@ extension Router {
 /// Per-thread lookup state: buffers, PCRE2 match data and the table last used. Reuse one matcher
 /// for many lookups on one thread; after the first lookup (and while the table does not change) a
 /// lookup allocates nothing. A matcher is not for two threads at once.
+///
+/// Its stored state is exempt from dynamic exclusivity checks in release builds: checking them
+/// made a lookup far longer (docs/reliability.md gives the count), and no access to them can
+/// overlap another, since a lookup runs no code of the host's and nothing calls back into the
+/// matcher but PCRE2's callout, which touches only the method-not-allowed list. Debug builds and
+/// the sanitizer builds define `INTERLOCK_CHECK_EXCLUSIVITY` and check them, so every suite run
+/// there (`swift test`, `make sanitize`) would trap on an overlap.
 public final class Matcher {
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var subject: UnsafeMutablePointer<UInt8>
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var subjectCapacity: Int
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var subjectLength = 0
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var decoded: UnsafeMutablePointer<UInt8>
     /// At the position of each "/" in the path: where the segment after it ends (the next "/" or
     /// the "\n" ending the path). Written by the parse's scan, so walks never look for an end.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var segmentEnds: UnsafeMutablePointer<UInt32>
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var matchData: OpaquePointer
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var ovectorPairs: Int
     private let matchContext: OpaquePointer
     private let jitStack: OpaquePointer
     private let spanStart: UnsafeMutablePointer<Int>
     private let spanEnd: UnsafeMutablePointer<Int>
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var spanCount = 0
     /// Where the values of the last match are (see `ValuesPlace`).
     private let valueStart: UnsafeMutablePointer<Int>
     private let valueLength: UnsafeMutablePointer<Int>
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var valuesPlace = ValuesPlace.decoded
     /// A walk's choice points (see `walk`): node, position and span count, one per tree level.
     private let choiceNode: UnsafeMutablePointer<Int>
     private let choiceAt: UnsafeMutablePointer<Int>
     private let choiceSpans: UnsafeMutablePointer<Int>
 
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var tableSerial: UInt64 = 0
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var tableGeneration: UInt64 = 0
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var tableRoot: CompiledNode? = nil
     // The root again, unmanaged: the lookup path must not touch shared reference counts.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var rootUnit: UnitRef? = nil
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var rootSimple: WalkTable? = nil
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var rootDispatch: Unmanaged<Dispatch>? = nil
     /// Holds the static table `staticProbe` reads.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var staticPaths = StaticPaths.empty
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var staticProbe = StaticProbe.none
     /// Whether lookups try `staticProbe` before the tree (see `StaticProbeUse`).
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var probesStatic = false
     /// The entry of the URI's own path, when it is one `staticProbe` holds byte for byte.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var probed: StaticEntry? = nil
     /// What `matchWholeStaticPath` found out, for `takeStaticPath` in the same lookup (which
     /// sets it back to `.unknown`).
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var wholeURIHeld = StaticHold.unknown
     /// Where the request's method lies in the subject (empty for any): simple units check it.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var methodStart = 0
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var methodLength = 0
     /// The request's method as a `MethodWord` (`MethodWord.any` for none): what leaves compare.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var methodWord = MethodWord.any
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var strictSlash = false
     /// Whether the lookup found a route whose path fits but that it did not take (a walk's
     /// leaves refused the method, a static entry refused it, or a regex failed, which may be
     /// for the method): only then can the answer be "method not allowed", so only then is the
     /// table searched again for the methods that fit.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var pathFitted = false
 
     // The last answer's record: the table this matcher holds (`tableRoot`) keeps it alive, and it
     // is cleared before the matcher lets go of that table.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var winner: UnsafePointer<LeafRecord>? = nil
     /// The route that matched last, or nil.
     public var route: Route? { winner?.pointee.route.takeUnretainedValue() }
     /// The id of the route that matched last, or 0 (no reference counting: for hot paths).
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     public private(set) var routeID: RouteID = 0
     private var names: ParameterNames? { winner?.pointee.names.takeUnretainedValue() }
     /// Number of parameters of the last match.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     public private(set) var parameterCount = 0
     /// Where the parts of the last URI were.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private(set) var spans = URISpans()
     /// Routes whose methods answer method-not-allowed (one per method), for the last lookup.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var allowedRoutes: [Route] = []
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var allowedCount = 0
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var enumeratingUnit: Unit? = nil
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
     private var enumerating = false
 
     /// Creates a matcher. `preallocate` sizes its buffers for the longest URI up front, so that no
@@ -795,11 +901,12 @@ public final class Matcher {
             func write(_ out: UnsafeMutableRawPointer, wide: Bool) -> Int {
                 @inline(__always) func put(_ from: UnsafeRawPointer, _ n: Int, at o: Int) {
                     if wide {
+                        // The count first: an empty value may lie at the very end of its buffer.
                         var k = 0
-                        repeat {
+                        while k < n {
                             out.storeBytes(of: (from + k).loadUnaligned(as: UInt64.self), toByteOffset: o + k, as: UInt64.self)
                             k += 8
-                        } while k < n
+                        }
                     } else {
                         (out + o).copyMemory(from: from, byteCount: n)
                     }

@@ -256,6 +256,17 @@ int ilk_router_add_interceptor(ilk_router *router, const ilk_interceptor *interc
 int ilk_router_set_limits(ilk_router *router, unsigned redirect_limit, unsigned retry_limit);
 
 /**
+ * Bounds the work one lookup may do on a hostile URI. Each regex a lookup runs (a parameter's
+ * constraint, which sees only its own segment, or a part of the table compiled to one regex) may
+ * take at most `match_limit` backtracking steps (PCRE2's match limit; 10000 unless set, 0
+ * restores that). Past it the lookup (ilk_router_match, the batch doors, ilk_router_resolve)
+ * gives ILK_ELIMIT, and ilk_errmsg() names the route whose constraint ran out. Each iteration of
+ * a repeated group is a step: a constraint such as `[a-z]+(?:-[a-z]+)*` on a segment of n words
+ * takes about n. Lookups already running keep the limit they started with. ILK_OK or ILK_EINVAL.
+ */
+int ilk_router_set_match_limit(ilk_router *router, uint32_t match_limit);
+
+/**
  * Copies the pending link (the last URI a guard refused, not yet taken or replayed) into `buffer`
  * (`capacity` bytes, NUL-terminated, truncated if too small; buffer may be NULL when capacity is
  * 0). Returns its length in bytes, or 0 when no link is pending (or router is NULL).
@@ -325,7 +336,7 @@ void ilk_match_free(ilk_match *m);
  * over 64 KiB; ilk_erroffset gives the byte offset in `uri`), ILK_EINVAL for a NULL argument or a
  * malformed method (empty, over 64 bytes, or holding a byte that is not an HTTP token character:
  * ilk_erroffset gives its offset in `method`; at most 65 bytes of `method` are read),
- * ILK_ELIMIT if a constraint's regex ran past PCRE2's match limit.
+ * ILK_ELIMIT if a constraint ran past the router's match limit (ilk_router_set_match_limit).
  */
 int ilk_router_match(ilk_router *router, const char *method, const char *uri, size_t uri_len,
                      ilk_match *m);

@@ -337,6 +337,13 @@ public func ilk_router_set_limits(_ router: OpaquePointer?, _ redirects: UInt32,
     return ILK_OK
 }
 
+@_cdecl("ilk_router_set_match_limit")
+public func ilk_router_set_match_limit(_ router: OpaquePointer?, _ limit: UInt32) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    r.router.setMatchLimit(limit)
+    return ILK_OK
+}
+
 /// Copies `text` into a C buffer, snprintf-style; returns the full length.
 private func copyOut(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int {
     let bytes = Array(text.utf8)

@@ -279,11 +279,36 @@ static void test_match(void) {
     CHECK_EQ_INT(ilk_router_add_route(slow, "/r/:x((a+)+b)", NULL, NULL, NULL, NULL), ILK_OK);
     strcpy(evil, "/r/");
     memset(evil + 3, 'a', 60);
-    strcpy(evil + 63, "c");
+    strcpy(evil + 63, "bc");   /* a "b", so that PCRE2 cannot refuse it before backtracking */
     CHECK_EQ_INT(ilk_router_match(slow, NULL, evil, strlen(evil), m), ILK_ELIMIT);
     CHECK(strstr(ilk_errmsg(), "match limit") != NULL);
+    CHECK(strstr(ilk_errmsg(), "route '/r/:x((a+)+b)'") != NULL);
     CHECK_EQ_INT(ilk_router_match(slow, NULL, "/r/aab", 6, m), ILK_OK);
     ilk_router_free(slow);
+  }
+
+  /* The match limit is the router's: a higher one lets a long legitimate constraint match (each
+   * iteration of a group is a step), a lower one stops it; 0 restores the default. A constraint
+   * sees its own segment only: the "a" after it does not satisfy (.*a){3}. */
+  {
+    char slug[4000];
+    ilk_router *lim;
+    ilk_router_new(&lim, 0);
+    CHECK_EQ_INT(ilk_router_add_route(lim, "/s/:slug([a-z]+(?:-[a-z]+)*)", NULL, NULL, NULL, NULL), ILK_OK);
+    CHECK_EQ_INT(ilk_router_add_route(lim, "/t/:x((.*a){3})/:y", NULL, NULL, NULL, NULL), ILK_OK);
+    strcpy(slug, "/s/");
+    for (int i = 0; i < 1300; i++) memcpy(slug + 3 + 3 * i, "ab-", 3);
+    strcpy(slug + 3 + 3 * 1300, "ab");
+    CHECK_EQ_INT(ilk_router_match(lim, NULL, slug, strlen(slug), m), ILK_OK);
+    CHECK_EQ_INT(ilk_router_set_match_limit(lim, 100), ILK_OK);
+    CHECK_EQ_INT(ilk_router_match(lim, NULL, slug, strlen(slug), m), ILK_ELIMIT);
+    CHECK(strstr(ilk_errmsg(), "limit 100 steps") != NULL);
+    CHECK_EQ_INT(ilk_router_set_match_limit(lim, 0), ILK_OK);
+    CHECK_EQ_INT(ilk_router_match(lim, NULL, slug, strlen(slug), m), ILK_OK);
+    CHECK_EQ_INT(ilk_router_set_match_limit(NULL, 5), ILK_EINVAL);
+    CHECK_EQ_INT(ilk_router_match(lim, NULL, "/t/xaxa/a", 9, m), ILK_NOT_FOUND);
+    CHECK_EQ_INT(ilk_router_match(lim, NULL, "/t/aaa/b", 8, m), ILK_OK);
+    ilk_router_free(lim);
   }
 
   /* optional parts nested 100,000 deep (the parser recursed per level and overflowed the stack):

@@ -23,6 +23,8 @@ final class Unit: @unchecked Sendable {
     let records: UnsafeMutablePointer<LeafRecord>
     /// Each leaf's capture groups: the stride, then `stride` group numbers per mark.
     let groups: UnsafeMutablePointer<Int32>
+    /// The constraints the regex's callouts run.
+    let constraints: ConstraintTable
     /// The regex source, for the enumerating variant.
     private let source: [UInt8]
     /// The same regex with a callout after every mark, compiled on first need: it lists every
@@ -45,11 +47,13 @@ final class Unit: @unchecked Sendable {
         for (i, list) in emitter.groups.enumerated() {
             for (j, g) in list.enumerated() { groups[1 + i * stride + j] = g }
         }
+        constraints = ConstraintTable(emitter.constraints)
     }
 
     deinit {
         records.deallocate()
         groups.deallocate()
+        constraints.deallocate()
     }
 
     func enumerationCode() throws(InterlockError) -> PCRE2Code {
@@ -87,8 +91,8 @@ final class Unit: @unchecked Sendable {
 final class Dispatch: @unchecked Sendable {
     /// For a parameter or constrained entry: the segment is a parameter value (pushed as a span).
     let capturesEntry: Bool
-    /// For a constrained entry: the regex the segment must match, run at the segment's "/".
-    let entryGuard: PCRE2Code?
+    /// For a constrained entry: the constraint the segment must match.
+    let entryGuard: Constraint?
     let literals: LiteralBuckets
     let constrained: [CompiledNode]
     let parameter: CompiledNode?
@@ -101,10 +105,9 @@ final class Dispatch: @unchecked Sendable {
     let constrainedRefs: UnsafeMutablePointer<NodeRef>
     let parameterRef: NodeRef?
     let terminalRefs: UnsafeMutablePointer<UnitRef>
-    let guardCode: OpaquePointer?
-    let guardJitted: Bool
+    let guardRef: ConstraintRef?
 
-    init(capturesEntry: Bool, entryGuard: PCRE2Code?, literals: LiteralBuckets,
+    init(capturesEntry: Bool, entryGuard: Constraint?, literals: LiteralBuckets,
          constrained: [CompiledNode], parameter: CompiledNode?, terminals: [Unit]) {
         self.capturesEntry = capturesEntry
         self.entryGuard = entryGuard
@@ -118,9 +121,8 @@ final class Dispatch: @unchecked Sendable {
         parameterRef = parameter?.ref
         terminalRefs = .allocate(capacity: max(terminals.count, 1))
         for (i, t) in terminals.enumerated() { (terminalRefs + i).initialize(to: UnitRef(t)) }
-        guardCode = entryGuard?.code
-        guardJitted = entryGuard?.jitted ?? false
-        var m = max(entryGuard?.captureCount ?? 0, literals.maxCaptures, parameter?.maxCaptures ?? 0)
+        guardRef = entryGuard?.ref
+        var m = max(literals.maxCaptures, parameter?.maxCaptures ?? 0)
         for t in terminals { m = max(m, t.code.captureCount) }
         for c in constrained { m = max(m, c.maxCaptures) }
         maxCaptures = m
@@ -175,8 +177,8 @@ struct TableCompiler {
             result = .simple(SimpleUnit(node, caseInsensitive: caseInsensitive))
         } else if node.size <= budget {
             var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
-            emitter.emitSubtree(node, group: 1, captured: [])
             do {
+                try emitter.emitSubtree(node, group: 1, captured: [])
                 result = .unit(try unit(emitter))
             } catch where error.code == .limit {
                 result = .dispatch(try dispatch(node))
@@ -197,10 +199,8 @@ struct TableCompiler {
     private mutating func dispatch(_ node: TreeNode) throws(InterlockError) -> Dispatch {
         let previous = node.lastDispatch
         var entryGuard = previous?.entryGuard
-        if entryGuard == nil, case .constrained = node.entry {
-            var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
-            _ = emitter.emitEntry(node.entry, group: 1, captured: [])
-            entryGuard = try PCRE2Code(emitter.out)
+        if entryGuard == nil, case .constrained(let c) = node.entry {
+            entryGuard = try Constraint(c, route: RegexEmitter.firstRoute(node))
         }
         let literals = try literalBuckets(node, previous: previous?.literals)
         var constrained: [CompiledNode] = []
@@ -269,8 +269,8 @@ struct TableCompiler {
                 end += 1
             }
             var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
-            let (g, cap) = emitter.emitEntry(entry, group: 1, captured: [])
-            emitter.emitAlternatives(leaves: Array(leaves[start..<end]), children: [], group: g, captured: cap)
+            let (g, cap) = try emitter.emitEntry(entry, group: 1, captured: [])
+            try emitter.emitAlternatives(leaves: Array(leaves[start..<end]), children: [], group: g, captured: cap)
             units.append(try unit(emitter))
             start = end
         }

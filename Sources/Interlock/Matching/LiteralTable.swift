@@ -63,10 +63,13 @@ struct UnitRef {
     let jitted: Bool
     let records: UnsafeMutablePointer<LeafRecord>
     let groups: UnsafePointer<Int32>
+    /// The constraints its callouts run (nil when it has none).
+    let constraints: UnsafeMutablePointer<ConstraintRef>?
     let unit: Unmanaged<Unit>
 
     init(_ u: Unit) {
-        raw = u.raw; jitted = u.jitted; records = u.records; groups = UnsafePointer(u.groups); unit = .passUnretained(u)
+        raw = u.raw; jitted = u.jitted; records = u.records; groups = UnsafePointer(u.groups)
+        constraints = u.constraints.refs; unit = .passUnretained(u)
     }
 }
 

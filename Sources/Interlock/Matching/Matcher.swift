@@ -62,6 +62,11 @@ public final class Matcher {
     private var ovectorPairs: Int
     private let matchContext: OpaquePointer
     private let jitStack: OpaquePointer
+    /// A constraint runs inside the callout of the regex that reached it: its own context, stack
+    /// and match data, since the outer match still uses the others.
+    private let constraintContext: OpaquePointer
+    private let constraintStack: OpaquePointer
+    private let constraintData: OpaquePointer
     private let spanStart: UnsafeMutablePointer<Int>
     private let spanEnd: UnsafeMutablePointer<Int>
     #if !INTERLOCK_CHECK_EXCLUSIVITY
@@ -198,6 +203,15 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     private var enumerating = false
+    /// The constraints of the unit being run, for its callouts.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
+    private var runningConstraints: UnsafeMutablePointer<ConstraintRef>? = nil
+    /// The constraint that stopped the last regex, and its error.
+    private var stoppedConstraint: (Unmanaged<Constraint>, Int32)? = nil
+    /// The match limit the contexts have (see `Router.matchLimit`).
+    private var appliedMatchLimit: UInt32
 
     /// Creates a matcher. `preallocate` sizes its buffers for the longest URI up front, so that no
     /// lookup ever allocates; otherwise they grow on demand.
@@ -212,8 +226,14 @@ public final class Matcher {
         matchContext = pcre2_match_context_create_8(nil)
         jitStack = pcre2_jit_stack_create_8(32 * 1024, 1024 * 1024, nil)
         pcre2_jit_stack_assign_8(matchContext, nil, UnsafeMutableRawPointer(jitStack))
-        // A user's constraint must never hang a lookup.
-        pcre2_set_match_limit_8(matchContext, UInt32(matchLimit))
+        constraintContext = pcre2_match_context_create_8(nil)
+        constraintStack = pcre2_jit_stack_create_8(32 * 1024, 1024 * 1024, nil)
+        pcre2_jit_stack_assign_8(constraintContext, nil, UnsafeMutableRawPointer(constraintStack))
+        constraintData = pcre2_match_data_create_8(1, nil)
+        // A user's constraint must never hang a lookup (see `Router.matchLimit`).
+        appliedMatchLimit = defaultMatchLimit
+        pcre2_set_match_limit_8(matchContext, defaultMatchLimit)
+        pcre2_set_match_limit_8(constraintContext, defaultMatchLimit)
         let segments = maximumPatternSegments + 2
         spanStart = .allocate(capacity: segments)
         spanEnd = .allocate(capacity: segments)
@@ -223,6 +243,7 @@ public final class Matcher {
         choiceAt = .allocate(capacity: segments)
         choiceSpans = .allocate(capacity: segments)
         allowedRoutes.reserveCapacity(64)
+        pcre2_set_callout_8(matchContext, matcherCallout, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
@@ -232,6 +253,9 @@ public final class Matcher {
         pcre2_match_data_free_8(matchData)
         pcre2_match_context_free_8(matchContext)
         pcre2_jit_stack_free_8(jitStack)
+        pcre2_match_context_free_8(constraintContext)
+        pcre2_jit_stack_free_8(constraintStack)
+        pcre2_match_data_free_8(constraintData)
         spanStart.deallocate(); spanEnd.deallocate()
         valueStart.deallocate(); valueLength.deallocate()
         choiceNode.deallocate(); choiceAt.deallocate(); choiceSpans.deallocate()
@@ -261,6 +285,12 @@ public final class Matcher {
         tableGeneration = table.generation
         tableSerial = router.serial
         strictSlash = router.options.contains(.strictSlash)
+        let limit = router.matchLimit.load(ordering: .relaxed)
+        if limit != appliedMatchLimit {
+            pcre2_set_match_limit_8(matchContext, limit)
+            pcre2_set_match_limit_8(constraintContext, limit)
+            appliedMatchLimit = limit
+        }
     }
 
     /// Looks up `uri` with `method` (nil: any method). Throws `.uri` for a malformed URI,
@@ -420,10 +450,8 @@ public final class Matcher {
         subjectLength -= methodLength
         self.methodLength = 0
         methodWord = MethodWord.any
-        pcre2_set_callout_8(matchContext, enumerateCallout, Unmanaged.passUnretained(self).toOpaque())
         enumerating = true
         defer {
-            pcre2_set_callout_8(matchContext, nil, nil)
             enumerating = false
             enumeratingUnit = nil
             winner = nil
@@ -628,7 +656,7 @@ public final class Matcher {
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {
                     guard segmentEnd > p + 1 else { return false }
-                    if let guardCode = d.guardCode, try !run(raw: guardCode, jitted: d.guardJitted, at: p) { return false }
+                    if let g = d.guardRef, try !holds(g, from: p + 1, to: segmentEnd) { return false }
                     spanStart[spanCount] = p + 1; spanEnd[spanCount] = segmentEnd
                     spanCount += 1
                     if try dispatch(d, at: segmentEnd) { return true }
@@ -651,10 +679,52 @@ public final class Matcher {
             : pcre2_match_8(raw, subject, subjectLength, p, 0, matchData, matchContext)
         if rc >= 0 { return true }
         if rc == PCRE2_ERROR_NOMATCH { pathFitted = true; return false }
-        throw InterlockError(.limit, "matching stopped: " + PCRE2Code.message(rc))
+        throw stopped(rc)
+    }
+
+    /// The error for a regex that stopped with `rc`: the constraint that ran out, if one did.
+    @inline(never) private func stopped(_ rc: Int32) -> InterlockError {
+        defer { stoppedConstraint = nil }
+        guard let (c, code) = stoppedConstraint else {
+            return InterlockError(.limit, "matching stopped: " + PCRE2Code.message(rc))
+        }
+        let constraint = c.takeUnretainedValue()
+        return InterlockError(.limit, "matching stopped in a constraint of route '\(constraint.route)': "
+                                      + PCRE2Code.message(code) + " (limit \(appliedMatchLimit) steps)")
+    }
+
+    /// Runs a constraint on the segment from `start` to `end` alone: PCRE2's code (a match, no
+    /// match, or the error that stopped it).
+    @inline(__always) private func constraintCode(_ c: ConstraintRef, from start: Int, to end: Int) -> Int32 {
+        c.jitted
+            ? pcre2_jit_match_8(c.raw, subject + start, end - start, 0, 0, constraintData, constraintContext)
+            : pcre2_match_8(c.raw, subject + start, end - start, 0, 0, constraintData, constraintContext)
+    }
+
+    /// Whether the segment from `start` to `end` matches constraint `c` (a dispatch node's entry).
+    private func holds(_ c: ConstraintRef, from start: Int, to end: Int) throws(InterlockError) -> Bool {
+        let rc = constraintCode(c, from: start, to: end)
+        if rc >= 0 { return true }
+        if rc == PCRE2_ERROR_NOMATCH { return false }
+        stoppedConstraint = (c.constraint, rc)
+        throw stopped(rc)
+    }
+
+    /// A unit's callout for its constraint `index`, at the first byte of the segment: 0 (go on)
+    /// if the segment matches it, 1 (backtrack) if not, and PCRE2's error, which ends the
+    /// unit's match with it, if the constraint stopped.
+    fileprivate func constraintCallout(_ index: Int, at start: Int) -> Int32 {
+        guard let table = runningConstraints else { return 1 }
+        let c = table[index]
+        let rc = constraintCode(c, from: start, to: segmentEnd(after: start - 1))
+        if rc >= 0 { return 0 }
+        if rc == PCRE2_ERROR_NOMATCH { return 1 }
+        stoppedConstraint = (c.constraint, rc)
+        return rc
     }
 
     private func run(_ u: UnitRef, at p: Int) throws(InterlockError) -> Bool {
+        runningConstraints = u.constraints
         if enumerating {
             let unit = u.unit.takeUnretainedValue()
             enumeratingUnit = unit
@@ -972,9 +1042,16 @@ public final class Matcher {
     }
 }
 
-private let enumerateCallout: @convention(c) (UnsafeMutablePointer<pcre2_callout_block_8>?, UnsafeMutableRawPointer?) -> Int32 = { block, data in
+/// Every callout of the matcher's regexes: a constraint's (a string, its index), or the
+/// method-not-allowed pass's after each mark (numbered).
+private let matcherCallout: @convention(c) (UnsafeMutablePointer<pcre2_callout_block_8>?, UnsafeMutableRawPointer?) -> Int32 = { block, data in
     guard let block, let data else { return 1 }
-    Unmanaged<Matcher>.fromUnretained(data).takeUnretainedValue().calloutHit(block.pointee.mark)
+    let matcher = Unmanaged<Matcher>.fromUnretained(data).takeUnretainedValue()
+    if let text = block.pointee.callout_string {
+        let index = RegexEmitter.constraintIndex(text, Int(block.pointee.callout_string_length))
+        return matcher.constraintCallout(index, at: Int(block.pointee.current_position))
+    }
+    matcher.calloutHit(block.pointee.mark)
     return 1  // fail here, so the match backtracks into the next leaf
 }
 
@@ -982,8 +1059,8 @@ private extension Unmanaged {
     static func fromUnretained(_ p: UnsafeMutableRawPointer) -> Unmanaged { fromOpaque(p) }
 }
 
-/// How many steps a regex may take backtracking in one lookup (PCRE2's match limit).
-let matchLimit = 5_000_000
+/// How many steps each regex of a lookup may take (PCRE2's match limit), unless the router says.
+public let defaultMatchLimit: UInt32 = 10_000
 
 @_silgen_name("memcmp") private func memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Int32
 

@@ -69,7 +69,7 @@ enum ConstraintCheck {
         let prefix = Array("(?n:".utf8)
         let code: PCRE2Code
         do {
-            code = try PCRE2Code(prefix + bytes + Array(")\\z".utf8), options: UInt32(PCRE2_ANCHORED), jit: false)
+            code = try PCRE2Code(wholeSegment(regex), options: UInt32(PCRE2_ANCHORED), jit: false)
         } catch {
             let inner = max(0, min(bytes.count, (error.offset ?? prefix.count) - prefix.count))
             throw InterlockError(.pattern, "invalid constraint: \(error.message)", offset: offset + inner)
@@ -89,12 +89,17 @@ enum ConstraintCheck {
 
     /// Whether `segment` matches the (already validated) constraint whole.
     static func matches(_ regex: String, _ segment: [UInt8]) -> Bool {
-        guard let code = try? PCRE2Code(Array("(?n:".utf8) + Array(regex.utf8) + Array(")\\z".utf8),
-                                        options: UInt32(PCRE2_ANCHORED), jit: false) else { return false }
+        guard let code = try? PCRE2Code(wholeSegment(regex), options: UInt32(PCRE2_ANCHORED), jit: false) else { return false }
         let data = pcre2_match_data_create_from_pattern_8(code.code, nil)
         defer { pcre2_match_data_free_8(data) }
         let rc = segment.withUnsafeBufferPointer { pcre2_match_8(code.code, $0.baseAddress, $0.count, 0, 0, data, nil) }
         return rc >= 0
+    }
+
+    /// The regex a constraint is run as: the whole subject (a segment) must match it, and its
+    /// groups capture nothing.
+    static func wholeSegment(_ regex: String) -> [UInt8] {
+        Array("(?n:".utf8) + Array(regex.utf8) + Array(")\\z".utf8)
     }
 
     private static func find(_ bytes: [UInt8], _ needle: String) -> Int? {

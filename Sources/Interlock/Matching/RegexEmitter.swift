@@ -10,9 +10,8 @@
 // Segment shapes:
 //   literal      /lit
 //   parameter    /([^/\n]++)
-//   constrained  /(?=[^/\n]++([\s\S]*+))(?=(?n:REGEX)\g{R}\z)([^/\n]++)
-//                group R holds everything after the segment, so "REGEX then R then the end"
-//                holds only if REGEX matches the segment exactly: never across a "/".
+//   constrained  /(?C"i")([^/\n]++)
+//                the callout runs the unit's constraint i on the segment alone (see Constraint.swift)
 //   catch-all    (?:/([^\n]*+))?
 
 /// What a lookup needs of a leaf, in 32 bytes (half a cache line), stored flat in its unit (or
@@ -100,6 +99,10 @@ struct RegexEmitter {
     var leaves: [Leaf] = []
     /// Per leaf, the capture groups of its parameters captured inside the unit.
     var groups: [[Int32]] = []
+    /// The constraints the unit's callouts name, in order.
+    var constraints: [Constraint] = []
+    /// The pattern of a route under the node being emitted, for naming its constraint.
+    private var owner = ""
 
     init(caseInsensitive: Bool) {
         self.caseInsensitive = caseInsensitive
@@ -120,7 +123,7 @@ struct RegexEmitter {
     }
 
     /// Emits a node's entry segment; returns the next free group number and the captured groups.
-    mutating func emitEntry(_ entry: TreeNode.Entry, group: Int32, captured: [Int32]) -> (Int32, [Int32]) {
+    mutating func emitEntry(_ entry: TreeNode.Entry, group: Int32, captured: [Int32]) throws(InterlockError) -> (Int32, [Int32]) {
         var captured = captured
         switch entry {
         case .root:
@@ -134,13 +137,10 @@ struct RegexEmitter {
             captured.append(group)
             return (group + 1, captured)
         case .constrained(let c):
-            put("/(?=[^/\\n]++([\\s\\S]*+))(?=")
-            put(caseInsensitive ? "(?-i:(?n:" : "(?n:")
-            put(c)
-            put(caseInsensitive ? "))" : ")")
-            put("\\g{\(group)}\\z)([^/\\n]++)")
-            captured.append(group + 1)
-            return (group + 2, captured)
+            put("/" + RegexEmitter.constraintCallout(constraints.count) + "([^/\\n]++)")
+            constraints.append(try Constraint(c, route: owner))
+            captured.append(group)
+            return (group + 1, captured)
         case .catchAll:
             put("(?:/([^\\n]*+))?")
             captured.append(group)
@@ -171,13 +171,14 @@ struct RegexEmitter {
     }
 
     /// Emits a whole subtree, its entry included.
-    mutating func emitSubtree(_ node: TreeNode, group: Int32, captured: [Int32]) {
-        let (next, cap) = emitEntry(node.entry, group: group, captured: captured)
-        emitAlternatives(leaves: node.leaves, children: node.childrenInOrder, group: next, captured: cap)
+    mutating func emitSubtree(_ node: TreeNode, group: Int32, captured: [Int32]) throws(InterlockError) {
+        if case .constrained = node.entry { owner = RegexEmitter.firstRoute(node) }
+        let (next, cap) = try emitEntry(node.entry, group: group, captured: captured)
+        try emitAlternatives(leaves: node.leaves, children: node.childrenInOrder, group: next, captured: cap)
     }
 
     /// Emits leaves and then children as one ordered alternation.
-    mutating func emitAlternatives(leaves: [Leaf], children: [TreeNode], group: Int32, captured: [Int32]) {
+    mutating func emitAlternatives(leaves: [Leaf], children: [TreeNode], group: Int32, captured: [Int32]) throws(InterlockError) {
         let count = leaves.count + children.count
         if count == 0 { put("(*FAIL)"); return }
         if count > 1 { put("(?|") }
@@ -190,7 +191,7 @@ struct RegexEmitter {
         for child in children {
             if !first { out.append(0x7C) }
             first = false
-            emitSubtree(child, group: group, captured: captured)
+            try emitSubtree(child, group: group, captured: captured)
         }
         if count > 1 { put(")") }
     }

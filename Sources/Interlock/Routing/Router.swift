@@ -23,6 +23,10 @@ public final class Router: @unchecked Sendable {
     let serial = Router.nextSerial()
     /// Bumped on every change; matchers compare it with the table they hold.
     let generation = Atomic<UInt64>(0)
+    /// How many steps each regex a lookup runs may take: a constraint on its segment, or a
+    /// subtree compiled to one regex (PCRE2's match limit). Past it the lookup fails with a
+    /// `.limit` error naming the route whose constraint ran out. See ``setMatchLimit(_:)``.
+    let matchLimit = Atomic<UInt32>(defaultMatchLimit)
     /// Units compiled so far, for ``compiledUnits``.
     let unitCounter = Atomic<Int>(0)
     let state: Mutex<State>
@@ -97,6 +101,21 @@ public final class Router: @unchecked Sendable {
             return route.id
         }
     }
+
+    /// Bounds the work of one lookup on hostile URIs: each regex a lookup runs (a parameter's
+    /// constraint, on its segment alone, or a subtree compiled to one regex) may take at most
+    /// `limit` backtracking steps (PCRE2's match limit); past it the lookup throws a `.limit`
+    /// error naming the route whose constraint ran out.
+    /// - Parameter limit: the steps; 0 restores ``defaultMatchLimit``. Lookups already running
+    ///   finish under the limit they started with.
+    public func setMatchLimit(_ limit: UInt32) {
+        matchLimit.store(limit == 0 ? defaultMatchLimit : limit, ordering: .relaxed)
+        // Matchers take the limit when they take a new table.
+        state.withLock { _ in _ = generation.add(1, ordering: .releasing) }
+    }
+
+    /// The limit set by ``setMatchLimit(_:)``.
+    public var currentMatchLimit: UInt32 { matchLimit.load(ordering: .relaxed) }
 
     /// The route with this id, if any.
     public func route(_ id: RouteID) -> Route? {

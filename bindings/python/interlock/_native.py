@@ -87,6 +87,7 @@ for _name, _res, _args in [
     ("ilk_router_set_guard", c_int, [c_void_p, c_uint32, GUARD_FN, c_void_p, c_void_p]),
     ("ilk_router_add_interceptor", c_int, [c_void_p, c_void_p, c_uint32]),
     ("ilk_router_set_limits", c_int, [c_void_p, c_uint, c_uint]),
+    ("ilk_router_set_match_limit", c_int, [c_void_p, c_uint32]),
     ("ilk_router_pending_link", c_size_t, [c_void_p, ctypes.c_char_p, c_size_t]),
     ("ilk_router_take_pending_link", c_size_t, [c_void_p, ctypes.c_char_p, c_size_t]),
     ("ilk_router_replay_pending_link", c_int, [c_void_p, POINTER(c_void_p)]),

@@ -1102,6 +1102,17 @@ class Router:
         """How many redirects and retries one resolve may take."""
         _check(lib.ilk_router_set_limits(self._h, redirects, retries))
 
+    def set_match_limit(self, limit: int) -> None:
+        """Bounds the work one lookup may do on a hostile URI: each regex a lookup runs (a
+        constraint, on its own segment, or a part of the table compiled to one regex) may take at
+        most `limit` backtracking steps (10000 unless set; 0 restores that). Past it the lookup
+        raises LimitError naming the route whose constraint ran out."""
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            raise TypeError(f"limit must be an int, not {type(limit).__name__}")
+        if not 0 <= limit <= 0xFFFFFFFF:
+            raise InvalidArgumentError(f"limit {limit} is outside 0...4294967295", n.EINVAL)
+        _check(lib.ilk_router_set_match_limit(self._h, limit))
+
     def resolve(self, uri: str, method: Optional[str] = None) -> Result:
         """Runs the pipeline for `uri` under `method` (None or "": any method). A Python exception
         raised by any callback is re-raised here with its own type and traceback; URIError for a

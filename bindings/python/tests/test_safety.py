@@ -241,3 +241,23 @@ def test_an_error_whose_text_cannot_be_made_still_ends_the_resolve_as_it_should(
         other.resolve("/a")
     assert other.resolve("/none").status == Status.NOT_FOUND
     assert escaped == []
+
+
+def test_match_limit_bounds_a_hostile_constraint() -> None:
+    router = interlock.Router()
+    router.add_route("/r/:x((a+)+b)")
+    router.add_route("/s/:slug([a-z]+(?:-[a-z]+)*)")
+    hostile = "/r/" + "a" * 60 + "bc"
+    with pytest.raises(interlock.LimitError, match=r"route '/r/:x\(\(a\+\)\+b\)'"):
+        router.match(hostile)
+    slug = "/s/" + "ab-" * 1300 + "ab"
+    assert router.match(slug) is not None
+    router.set_match_limit(100)
+    with pytest.raises(interlock.LimitError, match="limit 100 steps"):
+        router.match(slug)
+    router.set_match_limit(0)
+    assert router.match(slug) is not None
+    with pytest.raises(TypeError, match="limit"):
+        router.set_match_limit("100")  # type: ignore[arg-type]
+    with pytest.raises(interlock.InvalidArgumentError):
+        router.set_match_limit(-1)

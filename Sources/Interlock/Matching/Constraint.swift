@@ -1,0 +1,76 @@
+import CPCRE2
+
+// A parameter's constraint, as a lookup runs it: its own regex, on its segment alone.
+//
+// A unit's regex reaches a constrained segment through a callout, `(?C"i")` for the unit's
+// constraint `i`, and the matcher runs the constraint on the bytes from there to the segment's
+// end: what the constraint can read, and so the work one step of it can do, ends with the
+// segment. (Written inline, as a lookahead over the rest of the subject, a constraint such as
+// `(.*a){12}b` scanned the whole rest of the path at every step of its backtracking.)
+
+/// A constraint compiled for lookups, shared read-only by threads.
+final class Constraint: @unchecked Sendable {
+    let code: PCRE2Code
+    /// A route that has this constraint, as written, for the error that names it.
+    let route: String
+
+    /// Compiles `regex` (already checked by `ConstraintCheck`) to match a whole segment.
+    /// - Parameters:
+    ///   - regex: the constraint as written in the pattern.
+    ///   - route: the pattern of a route it belongs to.
+    init(_ regex: String, route: String) throws(InterlockError) {
+        code = try PCRE2Code(ConstraintCheck.wholeSegment(regex), options: UInt32(PCRE2_ANCHORED))
+        self.route = route
+    }
+
+    /// What the lookup path reads.
+    var ref: ConstraintRef { ConstraintRef(raw: code.code, jitted: code.jitted, constraint: .passUnretained(self)) }
+}
+
+/// A constraint as the lookup path holds it, unmanaged (see `UnitRef`).
+struct ConstraintRef {
+    let raw: OpaquePointer
+    let jitted: Bool
+    let constraint: Unmanaged<Constraint>
+}
+
+/// A unit's constraints, in callout order, for the lookup path: the unit owns the objects.
+struct ConstraintTable {
+    let refs: UnsafeMutablePointer<ConstraintRef>?
+    let constraints: [Constraint]
+
+    init(_ constraints: [Constraint]) {
+        self.constraints = constraints
+        if constraints.isEmpty {
+            refs = nil
+        } else {
+            let refs = UnsafeMutablePointer<ConstraintRef>.allocate(capacity: constraints.count)
+            for (i, c) in constraints.enumerated() { (refs + i).initialize(to: c.ref) }
+            self.refs = refs
+        }
+    }
+
+    func deallocate() { refs?.deallocate() }
+}
+
+extension RegexEmitter {
+    /// The callout that stands for constraint `index` of the unit.
+    static func constraintCallout(_ index: Int) -> String { "(?C\"\(index)\")" }
+
+    /// The index a constraint callout names (the text between its quotes).
+    @inline(__always) static func constraintIndex(_ text: UnsafePointer<UInt8>, _ length: Int) -> Int {
+        var v = 0
+        for i in 0..<length { v = v &* 10 &+ Int(text[i] &- 0x30) }
+        return v
+    }
+
+    /// The pattern of the first route under `node`, for naming a constraint.
+    static func firstRoute(_ node: TreeNode) -> String {
+        if let leaf = node.leaves.first { return leaf.route.pattern.source }
+        for child in node.childrenInOrder {
+            let found = firstRoute(child)
+            if !found.isEmpty { return found }
+        }
+        return ""
+    }
+}

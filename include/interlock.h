@@ -290,8 +290,10 @@ int ilk_router_replay_pending_link(ilk_router *router, ilk_result **out);
  * percent-encoding values, checking constraints, filling optional parts whose parameters are all
  * given and dropping the others. Writes it NUL-terminated into `buffer` (`capacity` bytes) and its
  * length into *length (may be NULL). Returns ILK_OK; ILK_ENOROUTE for an unknown name;
- * ILK_EINVAL for a missing, empty or invalid parameter (the message names it), a NULL argument, or
- * a buffer too small (then *length still says how many bytes it needs, without the NUL).
+ * ILK_EINVAL for a missing, empty or invalid parameter (the message names it), values the route
+ * would read back otherwise (`/o(/:a)(/:b)` given only a=10 builds "/o/10", which it reads as
+ * b=10), a NULL argument, or a buffer too small (then *length still says how many bytes it needs,
+ * without the NUL).
  */
 int ilk_router_url_for(ilk_router *router, const char *name, const char *const *names,
                        const char *const *values, size_t count, char *buffer, size_t capacity,

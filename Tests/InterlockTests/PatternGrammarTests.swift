@@ -112,6 +112,13 @@ struct PatternGrammarTests {
         ("GET /a b", 6, "space in pattern path"),
         ("https:///a", 8, "no host"),
         ("https://example.com:8080/a", 19, "ports are not matched"),
+        // Brackets only around an IP literal that is the whole host (no URI reaches any other).
+        ("https://[a.example/x", 8, "unterminated IP literal"),
+        ("https://a[b]/x", 9, "invalid character in host"),
+        ("https://[::1]x/y", 13, "IP literal is the whole host"),
+        ("https://[::1]:80/y", 13, "ports are not matched"),
+        ("https://[]/y", 8, "empty IP literal"),
+        ("https://[a/b]/y", 8, "unterminated IP literal"),
         ("/a\u{1}b", 2, "control byte"),
         ("/a\\", 2, "'\\' at the end"),
     ]
@@ -122,6 +129,14 @@ struct PatternGrammarTests {
         #expect(error?.code == .pattern, "\(c.0)")
         #expect(error?.offset == c.1, "\(c.0): \(error?.message ?? "no error")")
         #expect(error?.message.contains(c.2) == true, "\(c.0): \(error?.message ?? "no error")")
+    }
+
+    @Test func anIPLiteralHostMatchesItsURIs() throws {
+        let router = Router()
+        let id = try router.addRoute("https://[::1]/x")
+        #expect(try router.match("https://[::1]/x").routeMatch?.routeID == id)
+        #expect(try router.match("https://[::1]:8443/x").routeMatch?.routeID == id)
+        #expect(try router.match("https://[::2]/x") == .notFound)
     }
 
     @Test func limits() {

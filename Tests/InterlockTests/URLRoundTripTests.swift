@@ -25,10 +25,12 @@ struct URLRoundTripTests {
             default: path += "/" + pick(Self.literals, &rng)
             }
         }
-        switch rng.next() % 7 {
+        switch rng.next() % 9 {
         case 0: path += "/*rest"
         case 1: path += "(/" + pick(Self.literals, &rng) + ")"
         case 2: path += "(/:o(/" + pick(Self.literals, &rng) + "))"
+        case 7: path += "(/:o)(/:q)"                 // two variants of one shape: /:o and /:q
+        case 8: path += "(/:o)(/" + pick(Self.literals, &rng) + ")"
         case 3: path += "/"
         case 4: path += "/*"
         default: break
@@ -52,7 +54,8 @@ struct URLRoundTripTests {
                 else if name.hasPrefix("w") { values[name] = pick(["a", "b", "ab", "ba"], &rng) }
                 else { values[name] = pick(Self.values, &rng) + (rng.next() % 2 == 0 ? pick(Self.values, &rng) : "") }
             }
-            // A missing or empty value, or one a catch-all cannot carry, is refused: nothing to check.
+            // A missing or empty value, one a catch-all cannot carry, or values the route would
+            // read otherwise, are refused: nothing to check.
             guard let uri = try? router.url(for: "r", parameters: values) else { continue }
             built += 1
             let context = "\(options) '\(pattern)' \(values) built '\(uri)'"
@@ -65,5 +68,19 @@ struct URLRoundTripTests {
             }
         }
         #expect(built >= 10, "only \(built) of 40 URIs were built")
+    }
+
+    /// Values the route would read otherwise are refused, naming the parameter they would bind
+    /// (the URI was built, and matched with the value under the other name).
+    @Test func valuesTheRouteWouldMisreadAreRefused() throws {
+        let router = Router()
+        try router.addRoute("/o(/:a)(/:b)", name: "o")
+        #expect(try router.url(for: "o", parameters: ["a": "1", "b": "2"]) == "/o/1/2")
+        #expect(try router.url(for: "o", parameters: [:]) == "/o")
+        var refused: InterlockError? = nil
+        do { _ = try router.url(for: "o", parameters: ["a": "10"]) } catch { refused = error }
+        #expect(refused?.code == .invalidArgument)
+        #expect(refused?.message.contains("as b = '10'") == true, "\(String(describing: refused))")
+        #expect(try router.url(for: "o", parameters: ["b": "10"]) == "/o/10")
     }
 }

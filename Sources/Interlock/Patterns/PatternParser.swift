@@ -97,10 +97,23 @@ struct PatternParser {
         guard pos - hostStart <= maximumOriginLength else {
             throw InterlockError(.limit, "host is longer than \(maximumOriginLength) bytes", offset: hostStart)
         }
-        for i in hostStart..<pos {
+        // An IP literal ("[::1]") is the whole host, as a URI can give it; brackets go nowhere else.
+        var nameStart = hostStart
+        if bytes[hostStart] == 0x5B {
+            guard let close = bytes[hostStart..<pos].firstIndex(of: 0x5D) else {
+                throw fail("unterminated IP literal in host", hostStart)
+            }
+            for i in (hostStart + 1)..<close where !(isUnreserved(bytes[i]) || bytes[i] == 0x3A) {
+                throw fail("invalid character in IP literal", i)
+            }
+            guard close > hostStart + 1 else { throw fail("empty IP literal in host", hostStart) }
+            nameStart = close + 1
+        }
+        for i in nameStart..<pos {
             let c = bytes[i]
             if c == 0x3A { throw fail("ports are not matched: leave the port out of the pattern's host", i) }
-            guard isUnreserved(c) || c == 0x5B || c == 0x5D else { throw fail("invalid character in host", i) }
+            guard isUnreserved(c) else { throw fail("invalid character in host", i) }
+            if nameStart > hostStart { throw fail("an IP literal is the whole host", i) }
         }
         return (scheme.string, bytes[hostStart..<pos].map(lowercased).string)
     }

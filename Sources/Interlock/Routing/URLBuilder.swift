@@ -5,27 +5,48 @@
 extension Router {
     /// Builds the URI of the route named `name`. Optional parts are filled when all their
     /// parameters are given and dropped otherwise; parameters the route does not use are ignored.
-    /// Throws `.unknownRoute` for an unknown name and `.invalidArgument` naming a missing, empty or
-    /// invalid parameter (one its constraint refuses).
+    /// - Parameters:
+    ///   - name: the route's name.
+    ///   - parameters: a value for each parameter to fill.
+    /// - Returns: a URI that this router resolves to the route with these values, or to a more
+    ///   specific route that claims it.
+    /// - Throws: `.unknownRoute` for an unknown name; `.invalidArgument` naming a missing, empty or
+    ///   invalid parameter (one its constraint refuses), or values the route itself would read
+    ///   otherwise (`/o(/:a)(/:b)` given only `a` builds `/o/10`, which it reads as `b`).
     public func url(for name: String, parameters: [String: String] = [:]) throws(InterlockError) -> String {
         guard let route = route(named: name) else {
             throw InterlockError(.unknownRoute, "no route is named '\(name)'")
         }
-        return try URLBuilder.build(route, parameters)
+        let (uri, filled, variants) = try URLBuilder.build(route, parameters)
+        // Optional parts can make one route read a URI built from one variant as another (two
+        // variants of one shape, or a value equal to an optional literal): the URI is read back
+        // to make sure it carries the values to the route (another route may claim it).
+        guard variants > 1, !filled.isEmpty, case .matched(let m) = try match(uri, method: route.pattern.method),
+              m.routeID == route.id else { return uri }
+        let read = m.parameters.first { parameters[$0.name] != $0.value }.map { "as \($0.name) = '\($0.value)'" }
+            ?? filled.first { m[$0] == nil }.map { "without \($0)" }
+        if let read {
+            let label = route.name ?? route.pattern.source
+            throw InterlockError(.invalidArgument, "route '\(label)' reads '\(uri)', built from \(URLBuilder.describe(parameters, of: route)), "
+                                 + "\(read): its optional parts cannot tell these values apart")
+        }
+        return uri
     }
 }
 
 enum URLBuilder {
-    static func build(_ route: Route, _ parameters: [String: String]) throws(InterlockError) -> String {
+    /// The URI of `route` with `parameters`, the names it filled, and how many variants the route has.
+    static func build(_ route: Route, _ parameters: [String: String]) throws(InterlockError) -> (String, [String], Int) {
         let label = route.name ?? route.pattern.source
         // The fullest variant whose parameters are all given.
         var chosen: [PatternSegment]? = nil
-        for variant in route.pattern.variants
+        let variants = route.pattern.variants
+        for variant in variants
         where variant.allSatisfy({ $0.parameterName.map { parameters[$0] != nil } ?? true }) {
             if chosen == nil || variant.count > chosen!.count { chosen = variant }
         }
         guard let variant = chosen else {
-            let missing = route.pattern.variants[0].compactMap(\.parameterName).first { parameters[$0] == nil } ?? "?"
+            let missing = variants[0].compactMap(\.parameterName).first { parameters[$0] == nil } ?? "?"
             throw InterlockError(.invalidArgument, "missing parameter '\(missing)' for route '\(label)'")
         }
         var path: [UInt8] = []
@@ -53,11 +74,18 @@ enum URLBuilder {
         }
         let p = route.pattern
         let text = path.string
+        let uri: String
         switch (p.scheme, p.host) {
-        case (let scheme?, let host?): return "\(scheme)://\(host)\(text.isEmpty ? "/" : text)"
-        case (let scheme?, nil): return "\(scheme)://\(text.isEmpty ? "" : String(text.dropFirst()))"
-        default: return text.isEmpty ? "/" : text
+        case (let scheme?, let host?): uri = "\(scheme)://\(host)\(text.isEmpty ? "/" : text)"
+        case (let scheme?, nil): uri = "\(scheme)://\(text.isEmpty ? "" : String(text.dropFirst()))"
+        default: uri = text.isEmpty ? "/" : text
         }
+        return (uri, variant.compactMap(\.parameterName), variants.count)
+    }
+
+    /// The values given for `route`'s parameters, for a message: `a = '10', b = '2'`.
+    static func describe(_ parameters: [String: String], of route: Route) -> String {
+        route.pattern.parameterNames.compactMap { name in parameters[name].map { "\(name) = '\($0)'" } }.joined(separator: ", ")
     }
 
     /// A value as one normalized segment: path characters stay, everything else is escaped.

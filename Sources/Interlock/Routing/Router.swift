@@ -30,6 +30,11 @@ public final class Router: @unchecked Sendable {
     /// Units compiled so far, for ``compiledUnits``.
     let unitCounter = Atomic<Int>(0)
     let state: Mutex<State>
+    /// Held while the tree changes or compiles (then before `state`): lookups take only `state`,
+    /// so a compile does not make them wait while a previous table can answer.
+    let treeLock = Mutex<Void>(())
+    /// Called during a compile, outside `state` (tests hold a compile open with it).
+    nonisolated(unsafe) var compileHook: (() -> Void)? = nil
 
     struct State {
         var tree: RouteTree
@@ -79,7 +84,7 @@ public final class Router: @unchecked Sendable {
     public func addRoute(_ pattern: String, name: String? = nil) throws(InterlockError) -> RouteID {
         let parsed = try PatternParser.parse(pattern, strictSlash: options.contains(.strictSlash))
         if let name, name.isEmpty { throw InterlockError(.invalidArgument, "route name is empty") }
-        return try state.withLock { (s: inout State) throws(InterlockError) -> RouteID in
+        return try treeLock.withLock { (_: inout Void) throws(InterlockError) -> RouteID in try state.withLock { (s: inout State) throws(InterlockError) -> RouteID in
             if let name, let other = s.routesByName[name] {
                 throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)'")
             }
@@ -99,7 +104,7 @@ public final class Router: @unchecked Sendable {
             if let name { s.routesByName[name] = route }
             generation.add(1, ordering: .releasing)
             return route.id
-        }
+        } }
     }
 
     /// Bounds the work of one lookup on hostile URIs: each regex a lookup runs (a parameter's
@@ -152,30 +157,48 @@ public final class Router: @unchecked Sendable {
     /// Number of routes.
     public var count: Int { state.withLock { $0.routes.count } }
 
-    /// The compiled table for the current generation, compiling what changed.
+    /// The compiled table for the current generation, compiling what changed. While another
+    /// thread compiles, the previous table answers: a lookup never waits for a compile unless
+    /// the router has never had a table.
     func compiledTable() throws(InterlockError) -> CompiledTable {
-        try state.withLock { (s: inout State) throws(InterlockError) -> CompiledTable in
-            let g = generation.load(ordering: .acquiring)
-            if let c = s.compiled, c.generation == g { return c }
-            var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), simpleUnits: simpleUnits, budget: unitBudget)
-            let root = try compiler.compile(s.tree.root)
-            unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
-            // The all-literal table is built only for tables that try it (built whole when a table
-            // starts to, then updated with what changed).
-            let probes = staticProbe.applies(staticPaths: s.tree.staticNodes.count, routes: s.routes.count)
-            let paths: StaticPaths
-            if !probes {
-                paths = .empty
-            } else if let previous = s.compiled, previous.probesStatic {
-                paths = StaticPaths.update(previous.staticPaths, tree: s.tree, changed: s.tree.changedStatic)
-            } else {
-                paths = StaticPaths.update(.empty, tree: s.tree, changed: Set(s.tree.staticNodes.keys))
-            }
-            s.tree.changedStatic = []
-            let c = CompiledTable(generation: g, root: root, captures: root.maxCaptures, staticPaths: paths, probesStatic: probes)
-            s.compiled = c
-            return c
+        let (current, previous) = state.withLock { s -> (CompiledTable?, CompiledTable?) in
+            if let c = s.compiled, c.generation == generation.load(ordering: .acquiring) { return (c, nil) }
+            return (nil, s.compiled)
         }
+        if let current { return current }
+        guard let previous else { return try treeLock.withLock { (_: inout Void) throws(InterlockError) in try compile() } }
+        let compiled = try treeLock.withLockIfAvailable { (_: inout Void) throws(InterlockError) in try compile() }
+        return compiled ?? previous
+    }
+
+    /// Compiles what changed since the last table, holding `treeLock` (so the tree holds still)
+    /// but not `state`, and publishes the table.
+    private func compile() throws(InterlockError) -> CompiledTable {
+        let (g, tree, routeCount, previous) = state.withLock { s in
+            (generation.load(ordering: .acquiring), s.tree, s.routes.count, s.compiled)
+        }
+        if let previous, previous.generation == g { return previous }     // another thread did it
+        compileHook?()
+        var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), simpleUnits: simpleUnits, budget: unitBudget)
+        let root = try compiler.compile(tree.root)
+        unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
+        // The all-literal table is built only for tables that try it (built whole when a table
+        // starts to, then updated with what changed).
+        let probes = staticProbe.applies(staticPaths: tree.staticNodes.count, routes: routeCount)
+        let paths: StaticPaths
+        if !probes {
+            paths = .empty
+        } else if let previous, previous.probesStatic {
+            paths = StaticPaths.update(previous.staticPaths, tree: tree, changed: tree.changedStatic)
+        } else {
+            paths = StaticPaths.update(.empty, tree: tree, changed: Set(tree.staticNodes.keys))
+        }
+        let c = CompiledTable(generation: g, root: root, captures: root.maxCaptures, staticPaths: paths, probesStatic: probes)
+        state.withLock { s in
+            s.tree.changedStatic = []
+            s.compiled = c
+        }
+        return c
     }
 
     /// Matches `uri` (and `method`, nil for any) and returns the route and its parameters, or why not.

@@ -77,10 +77,13 @@ py-test: build py-deps
 bench-smoke: build
 	@$(MAKE) --no-print-directory bench-deps || echo "bench-smoke: some peers could not be installed; they will show as unavailable"
 	$(PYTHON) benchmarks/run.py --smoke
+	$(PYTHON) benchmarks/worst.py --smoke
 
-# The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in README.md.
+# The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in README.md;
+# then the worst lookup on hostile input (benchmarks/results/worst.json).
 bench: build bench-deps
 	$(PYTHON) benchmarks/run.py
+	$(PYTHON) benchmarks/worst.py
 
 # Instructions per lookup, counted by valgrind (stable where timings are not); not part of make test.
 instructions: build

@@ -8,6 +8,8 @@ PYTHON ?= python3
 
 BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev
 BENCH_PIP := falcon werkzeug matplotlib
+include mk/fuzz.mk
+include mk/sanitize.mk
 
 .PHONY: all deps py-deps bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
 
@@ -90,7 +92,7 @@ instructions: build
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	$(PYTHON) benchmarks/instructions.py
 
-test: swift-test c-test py-test bench-smoke
+test: swift-test c-test py-test bench-smoke fuzz-smoke sanitize-smoke
 
 clean:
 	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info

@@ -191,13 +191,20 @@ private func matchAll(
             case .methodNotAllowed:
                 b.append(status: ILK_METHOD_NOT_ALLOWED, routeID: 0)
             }
-        } catch where error.code == .invalidArgument {
-            // A malformed method: the batch is left empty rather than half filled.
-            let i = b.count
-            b.clear()
-            if case .each = methods { return fail(InterlockError(.invalidArgument, "method \(i): \(error.message)")) }
-            return fail(error)
         } catch {
+            // A malformed method is an error for the whole batch (left empty rather than half
+            // filled), also where the URI failed before the lookup reached the method.
+            if error.code == .invalidArgument || error.code == .uri {
+                do throws(InterlockError) {
+                    if error.code == .invalidArgument { throw error }
+                    try Matcher.checkMethod(method)
+                } catch {
+                    let i = b.count
+                    b.clear()
+                    if case .each = methods { return fail(InterlockError(.invalidArgument, "method \(i): \(error.message)", offset: error.offset)) }
+                    return fail(error)
+                }
+            }
             error.description.withCString { b.appendText($0, strlen($0)) }
             b.append(status: error.code.rawValue, routeID: 0)
         }

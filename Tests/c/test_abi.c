@@ -625,6 +625,18 @@ static void test_names_headers_and_batches(void) {
     CHECK((unsigned char)out.bytes[72 + len] == 0x5A);                          /* no more than that */
   }
   CHECK_EQ_INT(ilk_router_match_many(r, "G T", uris, uris_len, b), ILK_EINVAL);
+  /* ... even when no URI gets as far as a lookup (found by the uri fuzz target: every URI
+   * malformed gave ILK_OK and a batch of ILK_EURI answers). */
+  CHECK_EQ_INT(ilk_router_match_many(r, "G T", "/\xff", 3, b), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_erroffset(), 1);
+  CHECK_EQ_INT(ilk_match_batch_count(b), 0);
+  CHECK_EQ_INT(ilk_router_match_many(r, "", "/\xff", 3, b), ILK_EINVAL);
+  {
+    ilk_match_batch_view none;
+    CHECK_EQ_INT(ilk_router_match_requests(r, "G T", 4, "/\xff", 3, b, &none), ILK_EINVAL);
+    CHECK(strstr(ilk_errmsg(), "invalid character in method") != NULL);
+    CHECK_EQ_INT(ilk_match_batch_count(b), 0);
+  }
   CHECK_EQ_INT(ilk_router_match_many(r, NULL, NULL, uris_len, b), ILK_EINVAL);
   CHECK_EQ_INT(ilk_router_match_many(r, NULL, uris, uris_len - 1, b), ILK_EINVAL);  /* no final NUL */
   CHECK(strstr(ilk_errmsg(), "NUL") != NULL);

@@ -375,6 +375,24 @@ public final class Matcher {
         }
     }
 
+    /// Checks a NUL-terminated method as a lookup does (nil is any method), without looking
+    /// anything up: for a batch, whose answer for a malformed method is an error whatever its URIs.
+    /// - Parameter method: the method's bytes, NUL-terminated, or nil.
+    /// - Throws: `.invalidArgument` naming the problem (and the offset of a bad byte).
+    package static func checkMethod(_ method: UnsafePointer<UInt8>?) throws(InterlockError) {
+        guard let method, commonMethod(method) == nil else { return }
+        var i = 0
+        while method[i] != 0 {
+            guard i < maximumMethodLength else { throw badMethodLength(i + 1) }
+            let c = method[i]
+            guard c &- 0x41 < 26 || isTokenChar(c) else {
+                throw InterlockError(.invalidArgument, "invalid character in method", offset: i)
+            }
+            i += 1
+        }
+        guard i > 0 else { throw badMethodLength(0) }
+    }
+
     /// The error for a method of `length` bytes: empty, or longer than any method may be.
     private static func badMethodLength(_ length: Int) -> InterlockError {
         InterlockError(.invalidArgument, length == 0 ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")

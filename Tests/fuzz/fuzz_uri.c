@@ -1,0 +1,138 @@
+/* Fuzz target `uri`: one URI, as a host hands it over, against fixed route tables.
+ *
+ * Input: byte 0 picks the method (NULL, common ones, lower case, empty, malformed, too long);
+ * byte 1 picks the table and the router's options (ILK_CASE_INSENSITIVE, ILK_STRICT_SLASH, both,
+ * neither); byte 2 the capacity of ilk_router_match_packed's buffer; the rest is the URI (any
+ * bytes, NULs too: ilk_router_match takes a length).
+ *
+ * Tables: "forms" uses every pattern form (literals, escaped literals, percent-escapes, :params,
+ * :p(constraint), *catchall and bare *, nested optional parts, methods, schemes, hosts) and fits
+ * one regex; "literals" is mostly all-literal routes and plain parameters (the whole-path hash and
+ * the Swift walk); "large" is big enough to be split into dispatch nodes.
+ *
+ * Invariants (abort() on violation, see fuzz_common.h): every return is a documented code; an
+ * error's ilk_erroffset() lies inside the URI or method (or is ILK_NO_OFFSET); a match names a
+ * route of the table, its pattern and parameters read back alike; ilk_router_match_packed,
+ * ilk_router_match_many, ilk_router_match_requests (one method and a method per URI),
+ * ilk_match_batch_copy and ilk_router_resolve all agree with ilk_router_match on the status, the
+ * route id and the parameter names and values (and an error's message and offset).
+ */
+#include "fuzz_common.h"
+
+static const char *const forms[] = {
+  "/",
+  "/users",
+  "/users/:id",
+  "/users/:id(\\d+)/posts",
+  "/users/:id/posts/:post",
+  "GET /users/:id/edit",
+  "POST /users/:id/edit",
+  "PUT /users/:id/edit",
+  "GET /files/*path",
+  "/f/*rest",
+  "/any/*",
+  "/search(/:q(/page/:n(\\d+)))",
+  "/user/:id(/edit)",
+  "/o(/:a)(/:b)",
+  "/opt(/a(/b(/c)))",
+  "/time/10\\:30",
+  "/esc/\\*\\(x\\)",
+  "/caf%C3%A9/:x",
+  "/x%2Fy/:z",
+  "/%7Etilde/:t",
+  "/v/:n([0-9]+)/:w([a-z]{2,4})",
+  "/hex/:h([0-9a-fA-F]+)",
+  "/alt/:c(red|green|blue)",
+  "/uni/:u(\\p{L}+)",
+  "/dot/:d([^.]+\\.json)",
+  "/Mixed/Case/:x",
+  "/trail/",
+  "/a/b/c/d/e/f/g",
+  "myapp://user/:id",
+  "myapp://account/:section(/:tab)",
+  "otherapp://*rest",
+  "https://example.com/u/:id",
+  "http://example.org/",
+  "wss://chat.example/rooms/:room",
+  "DELETE https://api.example.com/items/:id(\\d+)",
+  "GET ws://h/x/*",
+  "PATCH /users/:id",
+  "OPTIONS /users",
+};
+
+static const char *const literals[] = {
+  "/", "/about", "/about/team", "/api", "/api/v1", "/api/v1/users", "/api/v1/users/me", "/api/v1/orgs",
+  "/api/v2/users", "/login", "/logout", "/static/app.js", "/static/app.css", "/caf%C3%A9", "/a%2Fb",
+  "GET /health", "POST /health", "/docs/index.html", "/Docs/Other.html", "/x/y/z/w", "/trail/",
+  "/api/v1/users/:id", "/api/v1/users/:id/repos/:repo", "/api/:version/status", "/:page", "/blog/:year/:slug",
+  "GET /api/v1/orgs/:org", "DELETE /api/v1/orgs/:org",
+};
+
+static const char *const methods[] = {
+  NULL, NULL, NULL, "GET", "GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "get", "",
+  "G T", "GET\x01", "M\xC3\xA9", "!#$%&'*+-.^_`|~",
+  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",   /* 64: the longest allowed */
+  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB",  /* 65 */
+};
+#define COUNT(a) (sizeof a / sizeof a[0])
+
+static const uint32_t options[] = {0, ILK_CASE_INSENSITIVE, ILK_STRICT_SLASH, ILK_CASE_INSENSITIVE | ILK_STRICT_SLASH};
+enum { TABLES = 3 };
+static ilk_router *routers[TABLES][4];
+static doors d;
+
+static void add(ilk_router *r, const char *pattern, int k) {
+  char name[32];
+  snprintf(name, sizeof name, "r%d", k);
+  int rc = ilk_router_add_named_route(r, pattern, name, NULL, NULL, NULL, NULL);
+  if (rc != ILK_OK) FAIL("the fixed route \"%s\" was refused: %d %s", pattern, rc, ilk_errmsg());
+}
+
+/* At exit, before LeakSanitizer looks: what is still held is then a leak. */
+static void teardown(void) {
+  for (int o = 0; o < 4; o++)
+    for (int t = 0; t < TABLES; t++) ilk_router_free(routers[t][o]);
+  doors_free(&d);
+}
+
+static void build(void) {
+  atexit(teardown);
+  for (int o = 0; o < 4; o++) {
+    for (int t = 0; t < TABLES; t++)
+      if (ilk_router_new(&routers[t][o], options[o]) != ILK_OK) abort();
+    for (size_t k = 0; k < COUNT(forms); k++) add(routers[0][o], forms[k], (int)k);
+    for (size_t k = 0; k < COUNT(literals); k++) add(routers[1][o], literals[k], (int)k);
+    /* "large": ~600 routes with constraints, several methods and a scheme, over the regex budget */
+    char p[160];
+    int k = 0;
+    for (int i = 0; i < 150; i++) {
+      snprintf(p, sizeof p, "/r%d/:a(\\d+)/x%d", i, i % 7);
+      add(routers[2][o], p, k++);
+      snprintf(p, sizeof p, "GET /r%d/:a([a-z]+)(/:b(\\d{1,3}))", i);
+      add(routers[2][o], p, k++);
+      snprintf(p, sizeof p, "POST /r%d/lit%d/*rest", i, i);
+      add(routers[2][o], p, k++);
+      snprintf(p, sizeof p, "app%d://r%d/:c(v[0-9]+)/:d", i % 3, i);
+      add(routers[2][o], p, k++);
+    }
+    add(routers[2][o], "/r7/:a/:b/:c", k++);
+    add(routers[2][o], "/*all", k++);
+  }
+  doors_init(&d);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!routers[0][0]) build();
+  if (size < 3) return 0;
+  const char *method = methods[data[0] % COUNT(methods)];
+  ilk_router *r = routers[(data[1] >> 2) % TABLES][data[1] & 3];
+  size_t cap = data[2] < 128 ? data[2] : (size_t)(data[2] - 128) * 64;
+  const char *uri = (const char *)data + 3;
+  size_t len = size - 3;
+  /* the URI in a buffer of its own, so that a read past its end is caught */
+  char *copy = malloc(len ? len : 1);
+  if (len) memcpy(copy, uri, len);
+  check_doors(&d, r, method, copy, len, cap);
+  free(copy);
+  return 0;
+}

@@ -256,13 +256,16 @@ int ilk_router_add_interceptor(ilk_router *router, const ilk_interceptor *interc
 int ilk_router_set_limits(ilk_router *router, unsigned redirect_limit, unsigned retry_limit);
 
 /**
- * Bounds the work one lookup may do on a hostile URI. Each regex a lookup runs (a parameter's
+ * Bounds the work a lookup may do on a hostile URI. Each regex a lookup runs (a parameter's
  * constraint, which sees only its own segment, or a part of the table compiled to one regex) may
  * take at most `match_limit` backtracking steps (PCRE2's match limit; 10000 unless set, 0
- * restores that). Past it the lookup (ilk_router_match, the batch doors, ilk_router_resolve)
- * gives ILK_ELIMIT, and ilk_errmsg() names the route whose constraint ran out. Each iteration of
- * a repeated group is a step: a constraint such as `[a-z]+(?:-[a-z]+)*` on a segment of n words
- * takes about n. Lookups already running keep the limit they started with. ILK_OK or ILK_EINVAL.
+ * restores that). A lookup runs one for each constrained route it tries (again for its
+ * method-not-allowed answer), so its work is bounded by the table's shape times the limit. Past
+ * the limit the lookup (ilk_router_match, the batch doors, ilk_router_resolve, the read-back of
+ * ilk_router_url_for) gives ILK_ELIMIT, and ilk_errmsg() names the route whose constraint ran
+ * out. Each iteration of a repeated group is a step: a constraint such as `[a-z]+(?:-[a-z]+)*` on
+ * a segment of n words takes about n. Lookups already running keep the limit they started with.
+ * ILK_OK or ILK_EINVAL.
  */
 int ilk_router_set_match_limit(ilk_router *router, uint32_t match_limit);
 
@@ -293,7 +296,8 @@ int ilk_router_replay_pending_link(ilk_router *router, ilk_result **out);
  * ILK_EINVAL for a missing, empty or invalid parameter (the message names it), values the route
  * would read back otherwise (`/o(/:a)(/:b)` given only a=10 builds "/o/10", which it reads as
  * b=10), a NULL argument, or a buffer too small (then *length still says how many bytes it needs,
- * without the NUL).
+ * without the NUL); ILK_ELIMIT if checking a value against its constraint, or reading the URI back,
+ * ran past the router's match limit (ilk_router_set_match_limit).
  */
 int ilk_router_url_for(ilk_router *router, const char *name, const char *const *names,
                        const char *const *values, size_t count, char *buffer, size_t capacity,
@@ -339,6 +343,7 @@ void ilk_match_free(ilk_match *m);
  * malformed method (empty, over 64 bytes, or holding a byte that is not an HTTP token character:
  * ilk_erroffset gives its offset in `method`; at most 65 bytes of `method` are read),
  * ILK_ELIMIT if a constraint ran past the router's match limit (ilk_router_set_match_limit).
+ * A URI that is malformed is reported before a method that is (ILK_EURI, not ILK_EINVAL).
  */
 int ilk_router_match(ilk_router *router, const char *method, const char *uri, size_t uri_len,
                      ilk_match *m);
@@ -413,8 +418,8 @@ void ilk_match_batch_free(ilk_match_batch *batch);
  * other, each followed by a NUL byte ("/a\0/b\0"), `uris_len` bytes in all: one buffer, so that
  * a host pays for one argument, not one per URI. A malformed URI does not stop the batch: its
  * status is ILK_EURI. Returns ILK_OK, or ILK_EINVAL for a NULL argument, `uris` not ending with a
- * NUL byte, or a malformed method (the batch is then empty). Use one batch per thread at a time.
- * ilk_router_match_requests takes a method per URI.
+ * NUL byte, or a malformed method, whatever the URIs (the batch is then empty). Use one batch per
+ * thread at a time. ilk_router_match_requests takes a method per URI.
  */
 int ilk_router_match_many(ilk_router *router, const char *method, const char *uris, size_t uris_len,
                           ilk_match_batch *batch);

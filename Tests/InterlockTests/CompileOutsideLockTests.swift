@@ -8,40 +8,61 @@ import Glibc
 
 /// A compile holds only the tree's lock: while one thread compiles what changed, lookups on other
 /// threads answer from the previous table (before the change, never half of it), and answer from
-/// the new one once it is published.
+/// the new one once it is published. A thread that made a change waits for the table that has it.
 @Suite("Compiling outside the lock")
 struct CompileOutsideLockTests {
+    /// Spins until `flag` is set, for at most ten seconds (so that a regression fails the test
+    /// rather than hanging it); returns whether it was set.
+    @discardableResult
+    static func wait(for flag: borrowing Atomic<Bool>) -> Bool {
+        for _ in 0..<10_000 {
+            if flag.load(ordering: .acquiring) { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+
     @Test func lookupsAnswerFromThePreviousTableWhileACompileRuns() throws {
         let router = Router()
         try router.addRoute("/a")
         #expect(try router.match("/a").routeMatch != nil)       // the first table
         try router.addRoute("/b")
 
-        let entered = Atomic<Bool>(false), release = Atomic<Bool>(false)
+        let added = Atomic<Bool>(false), entered = Atomic<Bool>(false)
+        let release = Atomic<Bool>(false), exited = Atomic<Bool>(false)
         router.compileHook = {
             entered.store(true, ordering: .releasing)
-            // Held open until the other thread has looked up (bounded, so a regression that
-            // makes lookups wait fails instead of hanging).
-            var waited = 0
-            while !release.load(ordering: .acquiring), waited < 10_000 { usleep(1_000); waited += 1 }
+            Self.wait(for: release)     // held open until the reader has looked up
+            exited.store(true, ordering: .releasing)
         }
-        let during = Mutex<(MatchResult?, MatchResult?, Bool)>((nil, nil, false))
+        let seen = Mutex<(a: MatchResult?, b: MatchResult?, whileCompiling: Bool, writer: MatchResult?)>((nil, nil, false, nil))
         onThreads([
-            { _ = try? router.match("/b") },             // compiles, held open by the hook
-            {
-                while !entered.load(ordering: .acquiring) { usleep(100) }
-                // The compile is under way on the other thread: these lookups do not wait for it.
+            {   // the compiler: the first lookup after the additions
+                Self.wait(for: added)
+                _ = try? router.match("/b")
+            },
+            {   // a reader that changed nothing: answers from the previous table, without waiting
+                Self.wait(for: entered)
                 let a = try? router.match("/a"), b = try? router.match("/b")
-                during.withLock { $0 = (a, b, !release.load(ordering: .acquiring)) }
+                let whileCompiling = !exited.load(ordering: .acquiring)
+                seen.withLock { $0.a = a; $0.b = b; $0.whileCompiling = whileCompiling }
                 release.store(true, ordering: .releasing)
+            },
+            {   // a writer: added /c before the compile began, so it waits for the table with it
+                _ = try? router.addRoute("/c")
+                added.store(true, ordering: .releasing)
+                Self.wait(for: entered)
+                let c = try? router.match("/c")
+                seen.withLock { $0.writer = c }
             },
         ])
         router.compileHook = nil
-        let (duringA, duringB, lookedUpBeforeRelease) = during.withLock { $0 }
+        let result = seen.withLock { $0 }
 
-        #expect(lookedUpBeforeRelease)
-        #expect(duringA?.routeMatch?.pattern == "/a")
-        #expect(duringB == .notFound)                         // the previous table
+        #expect(result.whileCompiling)                          // looked up while the compile was held
+        #expect(result.a?.routeMatch?.pattern == "/a")
+        #expect(result.b == .notFound)                          // the previous table
+        #expect(result.writer?.routeMatch?.pattern == "/c")     // its own change
         #expect(try router.match("/b").routeMatch?.pattern == "/b")
     }
 }

@@ -112,6 +112,10 @@ struct PatternGrammarTests {
         ("GET /a b", 6, "space in pattern path"),
         ("https:///a", 8, "no host"),
         ("https://example.com:8080/a", 19, "ports are not matched"),
+        // A constraint is compiled on its own, not inside a wrapper it could close: as
+        // "(?n:...)\\z" this one's first branch, "(", had no end anchor and took any segment
+        // beginning with "(".
+        ("/r/:id(\\Q(\\E)|(?:x\\Q)\\E)", 12, "invalid constraint"),
         // Brackets only around an IP literal that is the whole host (no URI reaches any other).
         ("https://[a.example/x", 8, "unterminated IP literal"),
         ("https://a[b]/x", 9, "invalid character in host"),

@@ -19,7 +19,7 @@ final class Constraint: @unchecked Sendable {
     ///   - regex: the constraint as written in the pattern.
     ///   - route: the pattern of a route it belongs to.
     init(_ regex: String, route: String) throws(InterlockError) {
-        code = try PCRE2Code(ConstraintCheck.wholeSegment(regex), options: UInt32(PCRE2_ANCHORED))
+        code = try PCRE2Code(Array(regex.utf8), options: ConstraintCheck.options)
         self.route = route
     }
 

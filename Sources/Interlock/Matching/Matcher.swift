@@ -26,7 +26,8 @@ extension Router {
 /// Its stored state is exempt from dynamic exclusivity checks in release builds: checking them
 /// made a lookup far longer (docs/reliability.md gives the count), and no access to them can
 /// overlap another, since a lookup runs no code of the host's and nothing calls back into the
-/// matcher but PCRE2's callout, which touches only the method-not-allowed list. Debug builds and
+/// matcher but PCRE2's callouts, which run a constraint (with its own context and match data) or
+/// note an allowed method, and touch nothing else a lookup holds open. Debug builds and
 /// the sanitizer builds define `INTERLOCK_CHECK_EXCLUSIVITY` and check them, so every suite run
 /// there (`swift test`, `make sanitize`) would trap on an overlap.
 public final class Matcher {
@@ -707,8 +708,9 @@ public final class Matcher {
             return InterlockError(.limit, "matching stopped: " + PCRE2Code.message(rc))
         }
         let constraint = c.takeUnretainedValue()
+        let limit = code == PCRE2_ERROR_MATCHLIMIT ? " (limit \(appliedMatchLimit) steps)" : ""
         return InterlockError(.limit, "matching stopped in a constraint of route '\(constraint.route)': "
-                                      + PCRE2Code.message(code) + " (limit \(appliedMatchLimit) steps)")
+                                      + PCRE2Code.message(code) + limit)
     }
 
     /// Runs a constraint on the segment from `start` to `end` alone: PCRE2's code (a match, no

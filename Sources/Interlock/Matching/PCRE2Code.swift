@@ -66,12 +66,11 @@ enum ConstraintCheck {
         if let callout = find(bytes, "(?C") {
             throw InterlockError(.pattern, "callouts are not allowed in a constraint", offset: offset + callout)
         }
-        let prefix = Array("(?n:".utf8)
         let code: PCRE2Code
         do {
-            code = try PCRE2Code(wholeSegment(regex), options: UInt32(PCRE2_ANCHORED), jit: false)
+            code = try PCRE2Code(bytes, options: options, jit: false)
         } catch {
-            let inner = max(0, min(bytes.count, (error.offset ?? prefix.count) - prefix.count))
+            let inner = max(0, min(bytes.count, error.offset ?? 0))
             throw InterlockError(.pattern, "invalid constraint: \(error.message)", offset: offset + inner)
         }
         if code.captureCount != 0 {
@@ -88,19 +87,27 @@ enum ConstraintCheck {
     }
 
     /// Whether `segment` matches the (already validated) constraint whole.
-    static func matches(_ regex: String, _ segment: [UInt8]) -> Bool {
-        guard let code = try? PCRE2Code(wholeSegment(regex), options: UInt32(PCRE2_ANCHORED), jit: false) else { return false }
+    /// - Parameters:
+    ///   - regex: the constraint as written.
+    ///   - segment: the segment's normalized bytes.
+    ///   - limit: the most steps the match may take (PCRE2's match limit).
+    /// - Throws: a `.limit` error if the match ran past `limit`.
+    static func matches(_ regex: String, _ segment: [UInt8], limit: UInt32 = defaultMatchLimit) throws(InterlockError) -> Bool {
+        guard let code = try? PCRE2Code(Array(regex.utf8), options: options, jit: false) else { return false }
         let data = pcre2_match_data_create_from_pattern_8(code.code, nil)
-        defer { pcre2_match_data_free_8(data) }
-        let rc = segment.withUnsafeBufferPointer { pcre2_match_8(code.code, $0.baseAddress, $0.count, 0, 0, data, nil) }
-        return rc >= 0
+        let context = pcre2_match_context_create_8(nil)
+        defer { pcre2_match_data_free_8(data); pcre2_match_context_free_8(context) }
+        pcre2_set_match_limit_8(context, limit)
+        let rc = segment.withUnsafeBufferPointer { pcre2_match_8(code.code, $0.baseAddress, $0.count, 0, 0, data, context) }
+        if rc >= 0 { return true }
+        if rc == PCRE2_ERROR_NOMATCH { return false }
+        throw InterlockError(.limit, "matching stopped in constraint (\(regex)): " + PCRE2Code.message(rc))
     }
 
-    /// The regex a constraint is run as: the whole subject (a segment) must match it, and its
-    /// groups capture nothing.
-    static func wholeSegment(_ regex: String) -> [UInt8] {
-        Array("(?n:".utf8) + Array(regex.utf8) + Array(")\\z".utf8)
-    }
+    /// How a constraint is compiled: the whole subject (a segment) must match it, and its groups
+    /// capture nothing. Options rather than a wrapper around the text, which a constraint such as
+    /// `\Q(\E)|(...` could close early.
+    static let options = UInt32(PCRE2_ANCHORED) | UInt32(PCRE2_ENDANCHORED) | UInt32(PCRE2_NO_AUTO_CAPTURE)
 
     private static func find(_ bytes: [UInt8], _ needle: String) -> Int? {
         let n = Array(needle.utf8)

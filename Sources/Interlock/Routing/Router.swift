@@ -33,8 +33,10 @@ public final class Router: @unchecked Sendable {
     /// Held while the tree changes or compiles (then before `state`): lookups take only `state`,
     /// so a compile does not make them wait while a previous table can answer.
     let treeLock = Mutex<Void>(())
+    #if DEBUG
     /// Called during a compile, outside `state` (tests hold a compile open with it).
     nonisolated(unsafe) var compileHook: (() -> Void)? = nil
+    #endif
 
     struct State {
         var tree: RouteTree
@@ -102,7 +104,7 @@ public final class Router: @unchecked Sendable {
             s.routes.append(route)
             s.pipeline.routes.append(.empty)
             if let name { s.routesByName[name] = route }
-            generation.add(1, ordering: .releasing)
+            WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue)
             return route.id
         } }
     }
@@ -116,7 +118,7 @@ public final class Router: @unchecked Sendable {
     public func setMatchLimit(_ limit: UInt32) {
         matchLimit.store(limit == 0 ? defaultMatchLimit : limit, ordering: .relaxed)
         // Matchers take the limit when they take a new table.
-        state.withLock { _ in _ = generation.add(1, ordering: .releasing) }
+        state.withLock { _ in WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue) }
     }
 
     /// The limit set by ``setMatchLimit(_:)``.
@@ -158,15 +160,17 @@ public final class Router: @unchecked Sendable {
     public var count: Int { state.withLock { $0.routes.count } }
 
     /// The compiled table for the current generation, compiling what changed. While another
-    /// thread compiles, the previous table answers: a lookup never waits for a compile unless
-    /// the router has never had a table.
+    /// thread compiles, the previous table answers: a lookup waits for a compile only when the
+    /// router has never had a table, or this thread made a change the previous table lacks.
     func compiledTable() throws(InterlockError) -> CompiledTable {
         let (current, previous) = state.withLock { s -> (CompiledTable?, CompiledTable?) in
             if let c = s.compiled, c.generation == generation.load(ordering: .acquiring) { return (c, nil) }
             return (nil, s.compiled)
         }
         if let current { return current }
-        guard let previous else { return try treeLock.withLock { (_: inout Void) throws(InterlockError) in try compile() } }
+        guard let previous, previous.generation >= WrittenGeneration.current else {
+            return try treeLock.withLock { (_: inout Void) throws(InterlockError) in try compile() }
+        }
         let compiled = try treeLock.withLockIfAvailable { (_: inout Void) throws(InterlockError) in try compile() }
         return compiled ?? previous
     }
@@ -178,7 +182,9 @@ public final class Router: @unchecked Sendable {
             (generation.load(ordering: .acquiring), s.tree, s.routes.count, s.compiled)
         }
         if let previous, previous.generation == g { return previous }     // another thread did it
+        #if DEBUG
         compileHook?()
+        #endif
         var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), simpleUnits: simpleUnits, budget: unitBudget)
         let root = try compiler.compile(tree.root)
         unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)

@@ -12,12 +12,14 @@ extension Router {
     ///   specific route that claims it.
     /// - Throws: `.unknownRoute` for an unknown name; `.invalidArgument` naming a missing, empty or
     ///   invalid parameter (one its constraint refuses), or values the route itself would read
-    ///   otherwise (`/o(/:a)(/:b)` given only `a` builds `/o/10`, which it reads as `b`).
+    ///   otherwise (`/o(/:a)(/:b)` given only `a` builds `/o/10`, which it reads as `b`); `.limit`
+    ///   if checking a value against its constraint, or reading the URI back, ran past the
+    ///   router's match limit.
     public func url(for name: String, parameters: [String: String] = [:]) throws(InterlockError) -> String {
         guard let route = route(named: name) else {
             throw InterlockError(.unknownRoute, "no route is named '\(name)'")
         }
-        let (uri, filled, variants) = try URLBuilder.build(route, parameters)
+        let (uri, filled, variants) = try URLBuilder.build(route, parameters, limit: matchLimit.load(ordering: .relaxed))
         // Optional parts can make one route read a URI built from one variant as another (two
         // variants of one shape, or a value equal to an optional literal): the URI is read back
         // to make sure it carries the values to the route (another route may claim it).
@@ -36,7 +38,7 @@ extension Router {
 
 enum URLBuilder {
     /// The URI of `route` with `parameters`, the names it filled, and how many variants the route has.
-    static func build(_ route: Route, _ parameters: [String: String]) throws(InterlockError) -> (String, [String], Int) {
+    static func build(_ route: Route, _ parameters: [String: String], limit: UInt32) throws(InterlockError) -> (String, [String], Int) {
         let label = route.name ?? route.pattern.source
         // The fullest variant whose parameters are all given.
         var chosen: [PatternSegment]? = nil
@@ -58,7 +60,7 @@ enum URLBuilder {
             case .parameter(let name, let constraint):
                 let value = parameters[name]!
                 let encoded = try encodeSegment(value, name: name, label: label)
-                if let constraint, !ConstraintCheck.matches(constraint, encoded) {
+                if let constraint, try !ConstraintCheck.matches(constraint, encoded, limit: limit) {
                     throw InterlockError(.invalidArgument, "parameter '\(name)' = '\(value)' does not match its constraint (\(constraint)) in route '\(label)'")
                 }
                 path.append(slash)

@@ -3,9 +3,6 @@
 // `interlock` dynamic library exports it to C (and through C to every other host).
 import PackageDescription
 
-/// The package's folder, for linker inputs that need a path.
-let packageRoot = String(#filePath.dropLast("Package.swift".count))
-
 let package = Package(
     name: "Interlock",
     products: [
@@ -24,15 +21,10 @@ let package = Package(
             // Debug builds check exclusivity everywhere, the matcher's state too (see `Matcher`).
             swiftSettings: [.define("INTERLOCK_CHECK_EXCLUSIVITY", .when(configuration: .debug))]
         ),
-        .target(
-            name: "InterlockABI",
-            dependencies: ["Interlock"],
-            exclude: ["interlock.map"],
-            linkerSettings: [.unsafeFlags([
-                "-Xlinker", "-soname=libinterlock.so.0",
-                "-Xlinker", "--version-script=\(packageRoot)Sources/InterlockABI/interlock.map",
-            ])]
-        ),
+        // The shipped library's SONAME and export list (interlock.map) are the build's that makes
+        // it (CMakeLists.txt), not flags here: a package with unsafe flags cannot be depended on
+        // by version.
+        .target(name: "InterlockABI", dependencies: ["Interlock"], exclude: ["interlock.map"]),
         .testTarget(name: "InterlockTests", dependencies: ["Interlock"]),
     ]
 )

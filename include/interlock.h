@@ -45,11 +45,18 @@ extern "C" {
  * Version
  * ------------------------------------------------------------------------------------------- */
 
+/* The project's one statement of its version: the library, the CMake and pkg-config packages and
+ * the Python package take it from here (tests check that they do). Semantic versioning: while
+ * MAJOR is 0, each MINOR release may change the ABI, and the SONAME (libinterlock.so.0.MINOR)
+ * changes with it; from 1.0 on, only a new MAJOR does (libinterlock.so.MAJOR). */
 #define ILK_VERSION_MAJOR 0
-#define ILK_VERSION_MINOR 1
+#define ILK_VERSION_MINOR 2
 #define ILK_VERSION_PATCH 0
+#define ILK_STRINGIFY_(x) #x
+#define ILK_STRINGIFY(x) ILK_STRINGIFY_(x)
 /** The version as a string, "MAJOR.MINOR.PATCH". */
-#define ILK_VERSION "0.1.0"
+#define ILK_VERSION \
+  ILK_STRINGIFY(ILK_VERSION_MAJOR) "." ILK_STRINGIFY(ILK_VERSION_MINOR) "." ILK_STRINGIFY(ILK_VERSION_PATCH)
 /** The version as a number: MAJOR * 1000000 + MINOR * 1000 + PATCH. */
 #define ILK_VERSION_NUMBER (ILK_VERSION_MAJOR * 1000000 + ILK_VERSION_MINOR * 1000 + ILK_VERSION_PATCH)
 

@@ -7,11 +7,12 @@ import Interlock
 
 @_cdecl("ilk_version")
 public func ilk_version() -> UnsafePointer<CChar> {
-    UnsafeRawPointer(("0.1.0" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+    // The header's ILK_VERSION; test_abi.c checks that they agree.
+    UnsafeRawPointer(("0.2.0" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
 @_cdecl("ilk_version_number")
-public func ilk_version_number() -> Int32 { 1_000 }
+public func ilk_version_number() -> Int32 { 2_000 }
 
 @_cdecl("ilk_errmsg")
 public func ilk_errmsg() -> UnsafePointer<CChar> { UnsafePointer(errorState().message) }

@@ -24,7 +24,7 @@ C
 cat > "$tmp/consumer/CMakeLists.txt" <<'C'
 cmake_minimum_required(VERSION 3.22)
 project(consumer C)
-find_package(Interlock 0.1 REQUIRED)
+find_package(Interlock 0.2 REQUIRED)
 add_executable(consumer main.c)
 target_link_libraries(consumer PRIVATE Interlock::interlock)
 C

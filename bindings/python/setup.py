@@ -27,7 +27,10 @@ class BuildWithLibrary(build_py):
                                  "or set INTERLOCK_LIBRARY to a built libinterlock.so")
             # The same scratch folder and flags as the CMake build: a checkout built by make is reused.
             scratch = PROJECT / "build" / "swiftpm"
+            # Only the C API exported, as the CMake build does (interlock.map).
+            exports = PROJECT / "Sources" / "InterlockABI" / "interlock.map"
             subprocess.run(["swift", "build", "-c", "release", "-Xswiftc", "-static-stdlib", "--product", "interlock",
+                            "-Xlinker", f"--version-script={exports}",
                             "--package-path", str(PROJECT), "--scratch-path", str(scratch)], check=True)
             source = scratch / "release" / "libinterlock.so"
         target.parent.mkdir(parents=True, exist_ok=True)

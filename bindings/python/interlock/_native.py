@@ -9,7 +9,7 @@ from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_int, c_int32, c_size_t, c_ui
                     c_void_p)
 from pathlib import Path
 
-EXPECTED_VERSION = "0.1.0"
+EXPECTED_VERSION = "0.2.0"  # the header's ILK_VERSION (tests/test_version.py checks it)
 _LIBRARY_NAME = "libinterlock.so"
 
 

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 import venv
+
+import interlock
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -30,7 +32,7 @@ def test_installed_package_works_from_another_directory(tmp_path):
     )
     out = subprocess.run([str(python), "-c", script], check=True, env=environment, cwd=elsewhere,
                          capture_output=True, text=True)
-    assert "installed 0.1.0" in out.stdout and str(env_dir) in out.stdout
+    assert f"installed {interlock.__version__}" in out.stdout and str(env_dir) in out.stdout
 
 
 def test_missing_library_is_a_clear_import_error(tmp_path):

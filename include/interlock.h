@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * interlock.h: the C interface of Interlock, an embeddable routing core.
  *
  * Interlock compiles route patterns ("GET /repos/:owner/:repo", "myapp://user/:id(\d+)") into
@@ -45,14 +46,21 @@ extern "C" {
  * Version
  * ------------------------------------------------------------------------------------------- */
 
-/* The project's one statement of its version: the library, the CMake and pkg-config packages and
+/** @defgroup version Version
+ * The project's one statement of its version: the library, the CMake and pkg-config packages and
  * the Python package take it from here (tests check that they do). Semantic versioning: while
  * MAJOR is 0, each MINOR release may change the ABI, and the SONAME (libinterlock.so.0.MINOR)
  * changes with it; from 1.0 on, only a new MAJOR does (libinterlock.so.MAJOR). */
+/** @{ */
+/** MAJOR: a new one may break the API and the ABI (from 1.0 on). */
 #define ILK_VERSION_MAJOR 0
+/** MINOR: while MAJOR is 0, a new one may change the ABI. */
 #define ILK_VERSION_MINOR 2
+/** PATCH: fixes only; the ABI stays. */
 #define ILK_VERSION_PATCH 0
+/** Internal to ILK_VERSION: `x` as a string literal, unexpanded. */
 #define ILK_STRINGIFY_(x) #x
+/** Internal to ILK_VERSION: `x`, macro-expanded, as a string literal. */
 #define ILK_STRINGIFY(x) ILK_STRINGIFY_(x)
 /** The version as a string, "MAJOR.MINOR.PATCH". */
 #define ILK_VERSION \
@@ -67,9 +75,15 @@ const char *ilk_version(void);
 /** The library's version number, as ILK_VERSION_NUMBER. */
 int ilk_version_number(void);
 
+/** @} */
+
 /* ---------------------------------------------------------------------------------------------
  * Status codes
  * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup status Status codes and errors
+ * Return codes, and the message and offset of the last failing call on this thread. */
+/** @{ */
 
 #define ILK_OK                  0  /**< Success. */
 #define ILK_NOT_FOUND           1  /**< No route matches (a miss, not an error). */
@@ -106,9 +120,15 @@ size_t ilk_erroffset(void);
 /** A short English name for a status code, such as "pattern error" (static storage). */
 const char *ilk_errstr(int code);
 
+/** @} */
+
 /* ---------------------------------------------------------------------------------------------
  * Types
  * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup types Types
+ * The opaque handles, and the callback types every part shares. */
+/** @{ */
 
 /** A route table. */
 typedef struct ilk_router ilk_router;
@@ -137,11 +157,15 @@ typedef void (*ilk_free_fn)(void *userdata);
  */
 typedef int (*ilk_destination_fn)(const ilk_request *request, ilk_response *response, void *userdata);
 
-/* What a filter or interceptor callback returns (or a negative value for an error, which ends the
+/** @} */
+
+/** @defgroup callbacks Callbacks
+ * What a filter or interceptor callback returns (or a negative value for an error, which ends the
  * resolve with ILK_ECALLBACK; set a message with ilk_request_set_error or ilk_response_set_error).
  * In every callback (destination, filter, guard, interceptors) the request, response and chain
  * pointers, and the strings read through them, are valid only during the call: the library reuses
  * them afterwards. Copy what must outlive the call. */
+/** @{ */
 #define ILK_CONTINUE 0  /**< Go on (a filter: only after calling ilk_filter_chain_next). */
 #define ILK_STOP     1  /**< A filter: stop here; no destination runs; the result is ILK_STOPPED. */
 #define ILK_REDIRECT 2  /**< A filter: redirect to the target set with ilk_filter_chain_redirect*. */
@@ -172,9 +196,16 @@ typedef int (*ilk_response_interceptor_fn)(ilk_request *request, ilk_response *r
 /** A line of the logging interceptor (NUL-terminated, valid during the call). */
 typedef void (*ilk_log_fn)(const char *line, void *userdata);
 
+/** @} */
+
 /* ---------------------------------------------------------------------------------------------
  * Routers
  * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup routers Routers
+ * A route table: make one; add routes with their destinations, filters, guards and interceptors;
+ * set its limits; read its routes back; build URIs; keep and replay the pending link. */
+/** @{ */
 
 /** Literal segments compare ASCII case-insensitively (constraints stay as written). */
 #define ILK_CASE_INSENSITIVE 0x1u
@@ -325,9 +356,15 @@ size_t ilk_router_route_count(const ilk_router *router);
  */
 int ilk_router_route_pattern(const ilk_router *router, uint32_t route_id, const char **pattern);
 
+/** @} */
+
 /* ---------------------------------------------------------------------------------------------
  * Matching (the fast path: no callbacks, no heap allocation per lookup)
  * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup matching Matching
+ * The fast path: no callbacks, no heap allocation per lookup. */
+/** @{ */
 
 /**
  * Creates lookup state in *out, with buffers for the longest URI (64 KiB), so that lookups never
@@ -406,9 +443,15 @@ size_t ilk_match_allowed_count(const ilk_match *m);
 /** Method `i` of those, NUL-terminated, valid until the next lookup; NULL if out of range. */
 const char *ilk_match_allowed_at(const ilk_match *m, size_t i);
 
+/** @} */
+
 /* ---------------------------------------------------------------------------------------------
  * Batches: many lookups in one call
  * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup batches Batches
+ * Many lookups in one call. */
+/** @{ */
 
 /** The answers of ilk_router_match_many, reused across batches. */
 typedef struct ilk_match_batch ilk_match_batch;
@@ -494,9 +537,15 @@ typedef struct ilk_match_batch_view {
 int ilk_router_match_requests(ilk_router *router, const char *methods, size_t methods_len, const char *uris,
                               size_t uris_len, ilk_match_batch *batch, ilk_match_batch_view *view);
 
+/** @} */
+
 /* ---------------------------------------------------------------------------------------------
  * Interceptors (values: make, compose, add to routers, free)
  * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup interceptors Interceptors
+ * Values: make, compose, add to routers, free. */
+/** @{ */
 
 /** Makes a request interceptor from a callback. `name` (copied; NULL for "interceptor") appears
  *  in the trace; `userdata` is freed with `free_fn` when the last reference to the interceptor
@@ -531,9 +580,15 @@ int ilk_interceptor_new_validate_status(ilk_interceptor **out, int min_status, i
 /** Releases the caller's reference. NULL is a no-op. */
 void ilk_interceptor_free(ilk_interceptor *interceptor);
 
+/** @} */
+
 /* ---------------------------------------------------------------------------------------------
  * Filter chains (inside an ilk_filter_fn only)
  * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup filter_chains Filter chains
+ * Inside an ilk_filter_fn only. */
+/** @{ */
 
 /**
  * Runs the rest of the chain (later filters, the guard, the destination and the response
@@ -556,9 +611,15 @@ int ilk_filter_chain_redirect(ilk_filter_chain *chain, const char *uri);
 int ilk_filter_chain_redirect_to_route(ilk_filter_chain *chain, const char *name, const char *const *names,
                                        const char *const *values, size_t count);
 
+/** @} */
+
 /* ---------------------------------------------------------------------------------------------
  * Resolving (the pipeline: interceptors, filters, guard, destination)
  * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup resolving Resolving
+ * The pipeline: interceptors, filters, guard, destination. */
+/** @{ */
 
 /**
  * Resolves `uri` (`uri_len` bytes) under `method` (NULL for any), stage by stage:
@@ -581,9 +642,13 @@ int ilk_filter_chain_redirect_to_route(ilk_filter_chain *chain, const char *name
 int ilk_router_resolve(ilk_router *router, const char *method, const char *uri, size_t uri_len,
                        ilk_result **out);
 
-/* Request accessors. The request handed to a destination is valid during the call; the one from
+/** @} */
+
+/** @defgroup requests Request accessors
+ * The request handed to a destination is valid during the call; the one from
  * ilk_result_request until ilk_result_free. Strings are NUL-terminated and valid as long as the
  * request; absent parts are NULL. Every accessor returns NULL or 0 for a NULL request. */
+/** @{ */
 
 /** The URI exactly as received. */
 const char *ilk_request_uri(const ilk_request *request);
@@ -647,8 +712,12 @@ int ilk_request_set_state(const ilk_request *request, const char *key, const cha
 /** Sets the reason an interceptor returning ILK_ABORT gives, or the message of an error. */
 int ilk_request_set_error(ilk_request *request, const char *message);
 
-/* Response setters and getters, for destinations and interceptors. Setters copy what they are
+/** @} */
+
+/** @defgroup responses Responses
+ * Response setters and getters, for destinations and interceptors. Setters copy what they are
  * given and return ILK_OK or ILK_EINVAL. */
+/** @{ */
 
 /** The response's status (0 for NULL). */
 int ilk_response_status(const ilk_response *response);
@@ -683,7 +752,11 @@ int ilk_response_add_header(ilk_response *response, const char *name, const char
 /** Sets the message reported if the destination then returns an error. */
 int ilk_response_set_error(ilk_response *response, const char *message);
 
-/* Result accessors. Strings and bytes are valid until ilk_result_free. */
+/** @} */
+
+/** @defgroup results Results
+ * Result accessors. Strings and bytes are valid until ilk_result_free. */
+/** @{ */
 
 /** How the resolve ended: one of the statuses listed at ilk_router_resolve. */
 int ilk_result_status(const ilk_result *result);
@@ -747,6 +820,7 @@ int ilk_result_packed(const ilk_result *result, const char **data, size_t *len);
 int ilk_result_copy(const ilk_result *result, void *out, size_t out_len, size_t *needed);
 /** Frees a result. NULL is a no-op. */
 void ilk_result_free(ilk_result *result);
+/** @} */
 
 #ifdef __cplusplus
 }

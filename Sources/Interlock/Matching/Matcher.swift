@@ -3,8 +3,12 @@ import Synchronization
 
 /// What one lookup found; the details are on the ``Matcher``.
 public enum MatchOutcome: Sendable {
+    /// A route matched: read it with ``Matcher/route``, ``Matcher/routeID`` and the matcher's
+    /// parameters, or as a value with ``Matcher/routeMatch()``.
     case matched
+    /// No route matches the URI under any method.
     case notFound
+    /// Routes match the path, but only under other methods: ``Matcher/allowedMethods`` lists them.
     case methodNotAllowed
 }
 
@@ -216,6 +220,8 @@ public final class Matcher {
 
     /// Creates a matcher. `preallocate` sizes its buffers for the longest URI up front, so that no
     /// lookup ever allocates; otherwise they grow on demand.
+    ///
+    /// - Parameter preallocate: Whether to size the buffers for ``maximumURILength`` bytes now.
     public init(preallocate: Bool = false) {
         let uriBytes = preallocate ? maximumURILength : 1024
         subjectCapacity = Matcher.subjectBytes(uriBytes)
@@ -296,6 +302,18 @@ public final class Matcher {
 
     /// Looks up `uri` with `method` (nil: any method). Throws `.uri` for a malformed URI,
     /// `.invalidArgument` for a malformed method, `.limit` if a constraint exceeds the match limit.
+    ///
+    /// - Parameters:
+    ///   - router: The route table to look in.
+    ///   - method: The request's method as bytes (an HTTP token of at most
+    ///     ``maximumMethodLength`` bytes), or nil for any method.
+    ///   - uri: The URI's bytes: an absolute URI, an absolute path or a relative path, at most
+    ///     ``maximumURILength`` bytes.
+    /// - Returns: Whether a route matched; the answer's details stay on the matcher until its next
+    ///   lookup.
+    /// - Throws: ``InterlockError`` with code ``ErrorCode/uri`` for a malformed URI (its `offset`
+    ///   says where), ``ErrorCode/invalidArgument`` for a malformed method, or ``ErrorCode/limit``
+    ///   if a constraint ran past the router's match limit. A malformed URI is reported first.
     public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
         if probesStatic && matchesWholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) {
             return .matched
@@ -314,6 +332,14 @@ public final class Matcher {
 
     /// `match(_:method:uri:)` with the method as a NUL-terminated string: its bytes are checked
     /// and copied in one pass, without measuring it first (the C interface's lookup).
+    ///
+    /// - Parameters:
+    ///   - router: The route table to look in.
+    ///   - method: The request's method, NUL-terminated (at most ``maximumMethodLength`` bytes
+    ///     before the NUL, and no more than one byte past them is read), or nil for any method.
+    ///   - uri: The URI's bytes, as for ``match(_:method:uri:)``.
+    /// - Returns: Whether a route matched, as ``match(_:method:uri:)`` returns.
+    /// - Throws: ``InterlockError``, as ``match(_:method:uri:)`` throws.
     public func match(_ router: Router, methodCString method: UnsafePointer<UInt8>?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
         if probesStatic && matchesWholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) {
             return .matched
@@ -957,11 +983,19 @@ public final class Matcher {
 
     /// The name of parameter `i` of the last match, NUL-terminated, valid while the matcher holds
     /// this table (until a lookup after the router changed).
+    ///
+    /// - Parameter i: The parameter's index, in path order, below ``parameterCount``; the last
+    ///   lookup must have matched.
+    /// - Returns: The name's first byte and its length in bytes (without the NUL).
     public func parameterName(_ i: Int) -> (UnsafePointer<CChar>, Int) {
         winner!.pointee.names._withUnsafeGuaranteedRef { names in (names.pointer(i), names.lengths[i]) }
     }
 
     /// The decoded value of parameter `i`, NUL-terminated, valid until the next lookup.
+    ///
+    /// - Parameter i: The parameter's index, in path order, below ``parameterCount``; the last
+    ///   lookup must have matched.
+    /// - Returns: The percent-decoded value's first byte and its length in bytes (without the NUL).
     public func parameterValue(_ i: Int) -> (UnsafePointer<CChar>, Int) {
         if valuesPlace != .decoded { copyValues() }
         return (UnsafeRawPointer(decoded + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
@@ -1024,6 +1058,10 @@ public final class Matcher {
     }
 
     /// The index of the parameter with this name, if the last match has one.
+    ///
+    /// - Parameter name: The parameter's name, as UTF-8 bytes.
+    /// - Returns: The index to pass to ``parameterValue(_:)``, or nil if the last lookup bound no
+    ///   parameter of that name.
     public func parameterIndex(_ name: UnsafeRawBufferPointer) -> Int? {
         guard let names else { return nil }
         for i in 0..<parameterCount where names.lengths[i] == name.count {
@@ -1037,6 +1075,9 @@ public final class Matcher {
     public var allowedMethods: [String] { allowedRoutes[0..<allowedCount].compactMap { $0.pattern.method } }
 
     /// Allowed method `i` of the last method-not-allowed answer, NUL-terminated, owned by its route.
+    ///
+    /// - Parameter i: The method's index, from 0.
+    /// - Returns: The method, or nil if `i` is not below ``allowedMethodCount``.
     public func allowedMethodCString(_ i: Int) -> UnsafePointer<CChar>? {
         i < allowedCount ? allowedRoutes[i].methodCString.map { UnsafePointer($0) } : nil
     }
@@ -1045,6 +1086,9 @@ public final class Matcher {
     public var allowedMethodCount: Int { allowedCount }
 
     /// The last match as a value.
+    ///
+    /// - Returns: The route's id, pattern and name, and the parameters with their decoded values;
+    ///   the last lookup must have matched.
     public func routeMatch() -> RouteMatch {
         RouteMatch(routeID: route!.id, pattern: route!.pattern.source, name: route!.name, parameters: parameterList())
     }

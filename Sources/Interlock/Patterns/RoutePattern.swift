@@ -59,6 +59,13 @@ public struct RoutePattern: Sendable, Equatable {
     /// The same pattern without its variants kept, and with `parameterNames` (an equal, shared array).
     func slimmed(parameterNames: [String]) -> RoutePattern { RoutePattern(slimming: self, parameterNames: parameterNames) }
 
+    /// Whether two patterns are the same: same source, method, scheme, host, parameter names and
+    /// path shapes (whether or not either keeps its variants).
+    ///
+    /// - Parameters:
+    ///   - a: A pattern.
+    ///   - b: Another pattern.
+    /// - Returns: true if they are equal.
     public static func == (a: RoutePattern, b: RoutePattern) -> Bool {
         a.source == b.source && a.method == b.method && a.scheme == b.scheme && a.host == b.host
             && a.parameterNames == b.parameterNames && a.variants == b.variants

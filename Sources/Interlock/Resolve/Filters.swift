@@ -6,7 +6,9 @@
 public enum DownstreamOutcome: Equatable, Sendable {
     /// A destination ran (or a route without one matched).
     case completed
+    /// No route matched and there is no default destination.
     case notFound
+    /// Routes match the path under other methods only, listed in `allowed`.
     case methodNotAllowed(allowed: [String])
     /// A later filter stopped the request.
     case stopped
@@ -42,6 +44,17 @@ public enum FilterResult: Sendable {
 
 /// An object that filters requests.
 public protocol RequestFiltering: Sendable {
+    /// Filters one request: calls `chain.next(_:)` exactly once and returns
+    /// ``FilterResult/proceed(_:)`` with what it gave, or returns ``FilterResult/stop`` or a
+    /// redirect without calling it.
+    ///
+    /// - Parameters:
+    ///   - request: The request as the filters before this one passed it on.
+    ///   - chain: The rest of the pipeline: the later filters, the guard, the destination and the
+    ///     response interceptors.
+    /// - Returns: What the filter decided.
+    /// - Throws: Any error, to end the resolve with ``ResolveStatus/error(_:)`` (its description
+    ///   is the message).
     func filter(_ request: Request, chain: FilterChain) throws -> FilterResult
 }
 
@@ -61,11 +74,20 @@ public struct Filter: Sendable {
     var name: String { leaf.name }
 
     /// A filter from a closure; `name` appears in the trace.
+    ///
+    /// - Parameters:
+    ///   - name: The filter's name in the trace.
+    ///   - run: The filter, as ``RequestFiltering/filter(_:chain:)``: it gets the request and the
+    ///     rest of the chain, and throws to end the resolve with ``ResolveStatus/error(_:)``.
     public init(name: String, _ run: @escaping @Sendable (Request, FilterChain) throws -> FilterResult) {
         leaf = Leaf(name: name, run: run)
     }
 
     /// A filter from an object.
+    ///
+    /// - Parameters:
+    ///   - name: The filter's name in the trace; nil for the object's type name.
+    ///   - object: The filter: its ``RequestFiltering/filter(_:chain:)`` runs for each request.
     public init(name: String? = nil, _ object: some RequestFiltering) {
         self.init(name: name ?? String(describing: type(of: object))) { try object.filter($0, chain: $1) }
     }
@@ -87,6 +109,13 @@ public struct FilterChain: @unchecked Sendable {
     /// Runs the rest of the chain (later filters, the guard, the destination and the response
     /// interceptors) with `request`. Calling it a second time, or after the attempt it belongs to
     /// ended, throws and runs nothing.
+    ///
+    /// - Parameter request: The request to pass on: the one the filter got, possibly changed
+    ///   (metadata, parameters, state); the change reaches the later stages only.
+    /// - Returns: How the rest ended, and its response, which the filter may change before it
+    ///   returns ``FilterResult/proceed(_:)``.
+    /// - Throws: ``InterlockError`` with code ``ErrorCode/callback`` if `next` was already called or
+    ///   the attempt ended; or the error a later filter, the guard or the destination threw.
     public func next(_ request: Request) throws -> Downstream {
         try run.next(after: index, attempt: attempt, request)
     }

@@ -23,12 +23,24 @@ public enum ResponseDecision: Equatable, Sendable {
 /// An object that intercepts requests.
 public protocol RequestIntercepting: Sendable {
     /// Reads and may change the request (metadata, parameters) and its state.
+    ///
+    /// - Parameter request: The request, before the filters see it.
+    /// - Returns: ``RequestDecision/proceed`` to go on, or ``RequestDecision/abort(_:)`` to end the
+    ///   resolve.
+    /// - Throws: Any error, to end the resolve with ``ResolveStatus/error(_:)``.
     func intercept(_ request: inout Request) throws -> RequestDecision
 }
 
 /// An object that intercepts responses.
 public protocol ResponseIntercepting: Sendable {
     /// Reads and may change the response and the state.
+    ///
+    /// - Parameters:
+    ///   - response: The response the destination (and the interceptors before) produced.
+    ///   - request: The request the destination saw.
+    /// - Returns: ``ResponseDecision/proceed``, ``ResponseDecision/abort(_:)`` or
+    ///   ``ResponseDecision/retry``.
+    /// - Throws: Any error, to end the resolve with ``ResolveStatus/error(_:)``.
     func intercept(_ response: inout Response, request: Request) throws -> ResponseDecision
 }
 
@@ -50,11 +62,20 @@ public struct RequestInterceptor: Sendable {
     let body: Body
 
     /// An interceptor from a closure; `name` appears in the trace.
+    ///
+    /// - Parameters:
+    ///   - name: The interceptor's name in the trace.
+    ///   - run: The interceptor, as ``RequestIntercepting/intercept(_:)``: it may change the
+    ///     request, and throws to end the resolve with ``ResolveStatus/error(_:)``.
     public init(name: String, _ run: @escaping @Sendable (inout Request) throws -> RequestDecision) {
         body = .leaf(Leaf(name: name, run: run))
     }
 
     /// An interceptor from an object.
+    ///
+    /// - Parameters:
+    ///   - name: The interceptor's name in the trace; nil for the object's type name.
+    ///   - object: The interceptor: its ``RequestIntercepting/intercept(_:)`` runs for each request.
     public init(name: String? = nil, _ object: some RequestIntercepting) {
         self.init(name: name ?? String(describing: type(of: object))) { try object.intercept(&$0) }
     }
@@ -62,10 +83,19 @@ public struct RequestInterceptor: Sendable {
     private init(chain: [RequestInterceptor]) { body = .chain(chain) }
 
     /// The interceptors run one after the other, in this order.
+    ///
+    /// - Parameter list: The interceptors, each recorded in the trace under its own name.
+    /// - Returns: One interceptor that runs them in order, stopping at the first that aborts.
     public static func chain(inOrder list: [RequestInterceptor]) -> RequestInterceptor { RequestInterceptor(chain: list) }
     /// This interceptor, then `other`.
+    ///
+    /// - Parameter other: The interceptor to run after this one.
+    /// - Returns: The two as one interceptor.
     public func before(_ other: RequestInterceptor) -> RequestInterceptor { .chain(inOrder: [self, other]) }
     /// `other`, then this interceptor.
+    ///
+    /// - Parameter other: The interceptor to run before this one.
+    /// - Returns: The two as one interceptor.
     public func after(_ other: RequestInterceptor) -> RequestInterceptor { .chain(inOrder: [other, self]) }
 
     /// The leaves in the order they run.
@@ -95,11 +125,21 @@ public struct ResponseInterceptor: Sendable {
     let body: Body
 
     /// An interceptor from a closure; `name` appears in the trace.
+    ///
+    /// - Parameters:
+    ///   - name: The interceptor's name in the trace.
+    ///   - run: The interceptor, as ``ResponseIntercepting/intercept(_:request:)``: it may change
+    ///     the response, and throws to end the resolve with ``ResolveStatus/error(_:)``.
     public init(name: String, _ run: @escaping @Sendable (inout Response, Request) throws -> ResponseDecision) {
         body = .leaf(Leaf(name: name, run: run))
     }
 
     /// An interceptor from an object.
+    ///
+    /// - Parameters:
+    ///   - name: The interceptor's name in the trace; nil for the object's type name.
+    ///   - object: The interceptor: its ``ResponseIntercepting/intercept(_:request:)`` runs for
+    ///     each response.
     public init(name: String? = nil, _ object: some ResponseIntercepting) {
         self.init(name: name ?? String(describing: type(of: object))) { try object.intercept(&$0, request: $1) }
     }
@@ -107,10 +147,19 @@ public struct ResponseInterceptor: Sendable {
     private init(chain: [ResponseInterceptor]) { body = .chain(chain) }
 
     /// The interceptors run one after the other, in this order.
+    ///
+    /// - Parameter list: The interceptors, each recorded in the trace under its own name.
+    /// - Returns: One interceptor that runs them in order, stopping at the first that aborts.
     public static func chain(inOrder list: [ResponseInterceptor]) -> ResponseInterceptor { ResponseInterceptor(chain: list) }
     /// This interceptor, then `other`.
+    ///
+    /// - Parameter other: The interceptor to run after this one.
+    /// - Returns: The two as one interceptor.
     public func before(_ other: ResponseInterceptor) -> ResponseInterceptor { .chain(inOrder: [self, other]) }
     /// `other`, then this interceptor.
+    ///
+    /// - Parameter other: The interceptor to run before this one.
+    /// - Returns: The two as one interceptor.
     public func after(_ other: ResponseInterceptor) -> ResponseInterceptor { .chain(inOrder: [other, self]) }
 
     /// The leaves in the order they run.
@@ -130,6 +179,9 @@ public struct LoggingInterceptor: Sendable {
     public let sink: @Sendable (String) -> Void
 
     /// A logger writing to `sink`.
+    ///
+    /// - Parameter sink: Called with each line, without a newline; by default the line and a
+    ///   newline go to standard error.
     public init(sink: @escaping @Sendable (String) -> Void = { line in writeStandardError(line + "\n") }) {
         self.sink = sink
     }
@@ -155,6 +207,10 @@ public struct LoggingInterceptor: Sendable {
 }
 
 /// Aborts a response whose status is outside `allowed` (200...299 unless told).
+///
+/// - Parameter allowed: The statuses that pass.
+/// - Returns: A response interceptor named "validate-status" that aborts with a reason naming the
+///   status and the range.
 public func validateStatus(_ allowed: ClosedRange<Int> = 200...299) -> ResponseInterceptor {
     ResponseInterceptor(name: "validate-status") { response, _ in
         allowed.contains(response.status)
@@ -166,6 +222,8 @@ public func validateStatus(_ allowed: ClosedRange<Int> = 200...299) -> ResponseI
 @_silgen_name("write") private func sysWrite(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Int
 
 /// Writes text to standard error (no Foundation in the core).
+///
+/// - Parameter text: The text, written as is (add the newline yourself).
 public func writeStandardError(_ text: String) {
     var text = text
     text.withUTF8 { _ = sysWrite(2, $0.baseAddress!, $0.count) }

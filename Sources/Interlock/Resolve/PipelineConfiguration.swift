@@ -113,6 +113,16 @@ struct PipelineConfiguration {
 
 extension Router {
     /// Adds a route with a destination and, optionally, a guard.
+    ///
+    /// - Parameters:
+    ///   - pattern: The route pattern, as for ``addRoute(_:name:)``.
+    ///   - name: A name for ``url(for:parameters:)`` and redirects to named routes; unique in the
+    ///     router, not empty. Nil for none.
+    ///   - routeGuard: Runs before the destination; refusing ends the resolve as
+    ///     ``ResolveStatus/guarded`` and keeps the link pending. Nil for none.
+    ///   - destination: Runs when ``resolve(_:method:)`` picks the route.
+    /// - Returns: The route's id (1, 2, ... in the order added).
+    /// - Throws: ``InterlockError``, as ``addRoute(_:name:)`` throws.
     @discardableResult
     public func addRoute(_ pattern: String, name: String? = nil, guard routeGuard: Guard? = nil,
                          destination: @escaping Destination) throws(InterlockError) -> RouteID {
@@ -124,6 +134,12 @@ extension Router {
 
     /// Sets (or replaces) the destination of route `id`. Throws `.unknownRoute` for an id no
     /// route has.
+    ///
+    /// - Parameters:
+    ///   - destination: The new destination. The one replaced is let go of at once, or, by a
+    ///     resolve running it, when that resolve ends.
+    ///   - id: The route's id.
+    /// - Throws: ``InterlockError`` with code ``ErrorCode/unknownRoute`` if no route has `id`.
     public func setDestination(_ destination: @escaping Destination, for id: RouteID) throws(InterlockError) {
         try changeParts(of: id) { $0.with(destination: destination) }
     }
@@ -168,11 +184,22 @@ extension Router {
     }
 
     /// Appends a filter to the global chain.
+    ///
+    /// - Parameter filter: The filter; every resolve passes through it, in the order added,
+    ///   whether or not a route matched.
     public func addFilter(_ filter: Filter) {
         state.withLock { $0.pipeline.filters.append(filter) }
     }
 
     /// Adds a request interceptor: global (route nil) or in a route's scope.
+    ///
+    /// Request interceptors run the route's scope first, then the global ones; each scope in the
+    /// order added.
+    ///
+    /// - Parameters:
+    ///   - interceptor: The interceptor (or composition).
+    ///   - route: The id of the route whose scope it joins, or nil for the global scope.
+    /// - Throws: ``InterlockError`` with code ``ErrorCode/unknownRoute`` if no route has that id.
     public func addRequestInterceptor(_ interceptor: RequestInterceptor, route: RouteID? = nil) throws(InterlockError) {
         if let route {
             try changeParts(of: route) { $0.adding(interceptor.leaves) }
@@ -182,6 +209,14 @@ extension Router {
     }
 
     /// Adds a response interceptor: global (route nil) or in a route's scope.
+    ///
+    /// Response interceptors run the global ones first, then the route's scope; each scope in the
+    /// order added.
+    ///
+    /// - Parameters:
+    ///   - interceptor: The interceptor (or composition).
+    ///   - route: The id of the route whose scope it joins, or nil for the global scope.
+    /// - Throws: ``InterlockError`` with code ``ErrorCode/unknownRoute`` if no route has that id.
     public func addResponseInterceptor(_ interceptor: ResponseInterceptor, route: RouteID? = nil) throws(InterlockError) {
         if let route {
             try changeParts(of: route) { $0.adding(interceptor.leaves) }
@@ -192,6 +227,12 @@ extension Router {
 
     /// Sets (or replaces, or with nil removes) the guard of route `id`. Throws `.unknownRoute` for
     /// an id no route has.
+    ///
+    /// - Parameters:
+    ///   - routeGuard: The guard, or nil to remove it. The one replaced is let go of at once, or,
+    ///     by a resolve running it, when that resolve ends.
+    ///   - id: The route's id.
+    /// - Throws: ``InterlockError`` with code ``ErrorCode/unknownRoute`` if no route has `id`.
     public func setGuard(_ routeGuard: Guard?, for id: RouteID) throws(InterlockError) {
         try changeParts(of: id) { $0.with(routeGuard: routeGuard) }
     }
@@ -212,6 +253,8 @@ extension Router {
     public var pendingLink: PendingLink? { state.withLock { $0.pendingLink } }
 
     /// Returns the pending link and clears it.
+    ///
+    /// - Returns: The link, or nil if none is pending.
     public func takePendingLink() -> PendingLink? {
         state.withLock { s in
             defer { s.pendingLink = nil }
@@ -221,6 +264,9 @@ extension Router {
 
     /// Takes the pending link only if its URI is shorter than `limit` bytes (for C callers copying
     /// it into a buffer of that size); otherwise leaves it pending and returns nil.
+    ///
+    /// - Parameter limit: The size of the caller's buffer, in bytes (the URI and its NUL).
+    /// - Returns: The link, now cleared; or nil if none is pending or its URI is too long.
     public func takePendingLink(ifShorterThan limit: Int) -> PendingLink? {
         state.withLock { s in
             guard let link = s.pendingLink, link.uri.utf8.count < limit else { return nil }
@@ -231,6 +277,9 @@ extension Router {
 
     /// Resolves the pending link again (nil if there is none). It is cleared first, so it is
     /// pending afterwards only if the replay is refused again.
+    ///
+    /// - Returns: The replay's resolution, or nil if no link was pending.
+    /// - Throws: ``InterlockError``, as ``resolve(_:method:)`` throws.
     public func replayPendingLink() throws(InterlockError) -> Resolution? {
         guard let link = takePendingLink() else { return nil }
         return try resolve(link.uri, method: link.method)

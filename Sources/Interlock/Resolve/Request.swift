@@ -165,6 +165,10 @@ public struct Request: @unchecked Sendable {
 
     /// A request made outside a resolve (to try an interceptor or filter on, say): `uri` taken as
     /// given, not parsed; path "/", nothing matched, a state of its own.
+    ///
+    /// - Parameters:
+    ///   - uri: The URI, kept as ``uri`` without parsing.
+    ///   - method: The method, or nil for any.
     public init(uri: String, method: String? = nil) {
         storage = Storage.make(Header(count: 0, pathRange: 0..<0, schemeRange: nil, hostRange: nil, portRange: nil,
                                       queryRange: nil, fragmentRange: nil, names: [], values: 0,
@@ -271,6 +275,9 @@ public struct Request: @unchecked Sendable {
     }
 
     /// The value of the named parameter, if bound.
+    ///
+    /// - Parameter name: The parameter's name, as written in the pattern.
+    /// - Returns: Its decoded value, or nil if the request has no such parameter.
     public subscript(parameter name: String) -> String? {
         parameters.first { $0.name == name }?.value
     }
@@ -293,6 +300,10 @@ public struct Response: Sendable {
     public init() {}
 
     /// Adds a header.
+    ///
+    /// - Parameters:
+    ///   - name: The header's name.
+    ///   - value: Its value.
     public mutating func addHeader(_ name: String, _ value: String) { headers.append((name, value)) }
 }
 

@@ -2,6 +2,14 @@
 
 extension Router {
     /// Adds a route whose destination runs when `resolve` picks it.
+    ///
+    /// - Parameters:
+    ///   - pattern: The route pattern, as for ``addRoute(_:name:)``.
+    ///   - name: A name for ``url(for:parameters:)`` and redirects to named routes; unique in the
+    ///     router, not empty. Nil for none.
+    ///   - destination: Runs when ``resolve(_:method:)`` picks the route.
+    /// - Returns: The route's id (1, 2, ... in the order added).
+    /// - Throws: ``InterlockError``, as ``addRoute(_:name:)`` throws.
     @discardableResult
     public func addRoute(_ pattern: String, name: String? = nil, destination: @escaping Destination) throws(InterlockError) -> RouteID {
         let id = try addRoute(pattern, name: name)

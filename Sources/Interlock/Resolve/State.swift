@@ -9,12 +9,18 @@ public final class ResolveState: @unchecked Sendable {
     /// An empty state.
     public init() {}
 
-    /// The value for `key`, if any.
+    /// The value for `key`, if any; setting nil removes it.
+    ///
+    /// - Parameter key: The key, prefixed with its owner's reverse-DNS name.
+    /// - Returns: The value, or nil if the key has none.
     public subscript(_ key: String) -> (any Sendable)? {
         get { values[key] }
         set { values[key] = newValue }
     }
 
     /// The value for `key` if it is a string.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The value, or nil if the key has none or its value is not a `String`.
     public func string(_ key: String) -> String? { values[key] as? String }
 }

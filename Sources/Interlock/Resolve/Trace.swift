@@ -6,7 +6,13 @@
 
 /// One step of a resolve, for the trace.
 public enum Stage: String, Sendable {
+    /// `match`: the lookup that built the request; `requestInterceptor`, `filter`, `guard`,
+    /// `destination`: the stages that ran on it, in that order. The raw value is the name the C
+    /// interface gives ("request-interceptor" for `requestInterceptor`).
     case match, requestInterceptor = "request-interceptor", filter, `guard`, destination
+    /// `responseInterceptor`: a stage that ran on the response; `redirect` and `retry`: a redirect
+    /// the resolve followed and a retry it ran (or refused past its limit). The raw value is the
+    /// name the C interface gives ("response-interceptor" for `responseInterceptor`).
     case responseInterceptor = "response-interceptor", redirect, retry
 }
 
@@ -21,9 +27,15 @@ public struct TraceEntry: Equatable, Sendable, CustomStringConvertible {
     /// "no route" or "method not allowed".
     public let decision: String
 
+    /// The entry as one line: "stage name: decision".
     public var description: String { "\(stage.rawValue) \(name): \(decision)" }
 
     /// An entry for a stage that ran.
+    ///
+    /// - Parameters:
+    ///   - stage: The stage.
+    ///   - name: What ran (or the URI, for match and redirect).
+    ///   - decision: What it decided.
     public init(stage: Stage, name: String, decision: String) {
         self.stage = stage
         self.name = name

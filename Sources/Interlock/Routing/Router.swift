@@ -2,7 +2,11 @@ import Synchronization
 
 /// How a router compares and normalizes.
 public struct RouterOptions: OptionSet, Sendable {
+    /// The options as bits: the C interface's flags (`ILK_CASE_INSENSITIVE` 1, `ILK_STRICT_SLASH` 2).
     public let rawValue: UInt32
+    /// Options from their bits.
+    ///
+    /// - Parameter rawValue: The bits, as the C interface's flags.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
     /// Literal segments compare ASCII case-insensitively.
     public static let caseInsensitive = RouterOptions(rawValue: 1)
@@ -56,6 +60,8 @@ public final class Router: @unchecked Sendable {
     }
 
     /// Creates an empty router.
+    ///
+    /// - Parameter options: How it compares and normalizes; none by default.
     public convenience init(options: RouterOptions = []) {
         self.init(options: options, simpleUnits: true)
     }
@@ -82,6 +88,19 @@ public final class Router: @unchecked Sendable {
     /// Parses `pattern` and adds it as a route. Returns the route's id (1, 2, ... in order added).
     /// Throws a `.pattern` error naming the problem and its byte offset, or a `.conflict` error
     /// naming the route that already has the same method, scheme, host and path shape.
+    ///
+    /// - Parameters:
+    ///   - pattern: `[METHOD ][scheme://[host]]path`, the path's segments being literals, `:name`,
+    ///     `:name(REGEX)`, `*name` or `*` (last only), and `(/...)` optional parts (the grammar is
+    ///     in the README).
+    ///   - name: A name for ``url(for:parameters:)`` and redirects to named routes; unique in the
+    ///     router, not empty. Nil for none.
+    /// - Returns: The route's id (1, 2, ... in the order added).
+    /// - Throws: ``InterlockError`` with code ``ErrorCode/pattern`` for a malformed pattern (its
+    ///   `offset` says where), ``ErrorCode/conflict`` for a route of the same method, scheme, host
+    ///   and path shape or a name already used, ``ErrorCode/invalidArgument`` for an empty name,
+    ///   or ``ErrorCode/limit`` past the limits (``maximumPatternVariants``,
+    ///   ``maximumPatternSegments``, ``maximumOriginLength``, ``maximumRoutes``).
     @discardableResult
     public func addRoute(_ pattern: String, name: String? = nil) throws(InterlockError) -> RouteID {
         let parsed = try PatternParser.parse(pattern, strictSlash: options.contains(.strictSlash))
@@ -125,11 +144,17 @@ public final class Router: @unchecked Sendable {
     public var currentMatchLimit: UInt32 { matchLimit.load(ordering: .relaxed) }
 
     /// The route with this id, if any.
+    ///
+    /// - Parameter id: The id ``addRoute(_:name:)`` returned.
+    /// - Returns: The route, or nil if no route has that id.
     public func route(_ id: RouteID) -> Route? {
         state.withLock { s in id >= 1 && Int(id) <= s.routes.count ? s.routes[Int(id) - 1] : nil }
     }
 
     /// The route with this name, if any.
+    ///
+    /// - Parameter name: The route's name.
+    /// - Returns: The route, or nil if no route has that name.
     public func route(named name: String) -> Route? {
         state.withLock { s in s.routesByName[name] }
     }
@@ -151,6 +176,9 @@ public final class Router: @unchecked Sendable {
 
     /// Calls `body` with this router without a reference-count update (for hot paths called from
     /// many threads, where the shared count would serialize them).
+    ///
+    /// - Parameter body: Called with this router, which it must not keep past the call.
+    /// - Returns: What `body` returns.
     @inline(__always)
     public func withGuaranteedReference<R>(_ body: (Router) -> R) -> R {
         Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef(body)
@@ -209,6 +237,14 @@ public final class Router: @unchecked Sendable {
 
     /// Matches `uri` (and `method`, nil for any) and returns the route and its parameters, or why not.
     /// Throws a `.uri` error with the byte offset for a malformed URI.
+    ///
+    /// - Parameters:
+    ///   - uri: The URI: an absolute URI, an absolute path or a relative path.
+    ///   - method: The request's method, or nil for any method.
+    /// - Returns: The route that matched with its parameters, or why none did.
+    /// - Throws: ``InterlockError`` with code ``ErrorCode/uri`` for a malformed URI (its `offset`
+    ///   says where), ``ErrorCode/invalidArgument`` for a malformed method, or ``ErrorCode/limit``
+    ///   if a constraint ran past the match limit (``setMatchLimit(_:)``).
     public func match(_ uri: String, method: String? = nil) throws(InterlockError) -> MatchResult {
         let pooled = takeMatcher()
         defer { returnMatcher(pooled) }
@@ -268,10 +304,19 @@ public struct RouteMatch: Equatable, Sendable {
     public let parameters: [(name: String, value: String)]
 
     /// The value of the named parameter, if the match bound it.
+    ///
+    /// - Parameter name: The parameter's name, as written in the pattern.
+    /// - Returns: Its decoded value, or nil if the match bound no parameter of that name.
     public subscript(_ name: String) -> String? {
         parameters.first { $0.name == name }?.value
     }
 
+    /// Whether two matches are the same: same route, pattern, name, and parameters in the same order.
+    ///
+    /// - Parameters:
+    ///   - a: A match.
+    ///   - b: Another match.
+    /// - Returns: true if they are equal.
     public static func == (a: RouteMatch, b: RouteMatch) -> Bool {
         a.routeID == b.routeID && a.pattern == b.pattern && a.name == b.name
             && a.parameters.map(\.name) == b.parameters.map(\.name)

@@ -132,6 +132,14 @@ func withBytes<R>(_ string: String, _ body: (UnsafeRawBufferPointer) throws(Inte
 }
 
 /// Checks that `bytes` are valid UTF-8; the error names `what` and the offset of the first bad byte.
+///
+/// - Parameters:
+///   - bytes: The bytes to check.
+///   - what: What the bytes are, for the message ("a route name"): the message is
+///     "\(what) is not valid UTF-8".
+///   - code: The code of the error thrown.
+/// - Throws: ``InterlockError`` with `code`, its offset where the ill-formed sequence begins (an
+///   incomplete sequence at the end included).
 public func validateUTF8(_ bytes: UnsafeRawBufferPointer, what: String, code: ErrorCode) throws(InterlockError) {
     var v = UTF8Validator()
     for (i, b) in bytes.enumerated() {

@@ -28,12 +28,18 @@ public struct InterlockError: Error, Equatable, Sendable, CustomStringConvertibl
     public var offset: Int?
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of problem.
+    ///   - message: A sentence naming the problem, for people.
+    ///   - offset: The byte offset in the input where the problem is, or nil if it has no place.
     public init(_ code: ErrorCode, _ message: String, offset: Int? = nil) {
         self.code = code
         self.message = message
         self.offset = offset
     }
 
+    /// The message, followed by " (at byte N)" when the error has an offset.
     public var description: String {
         if let offset { return "\(message) (at byte \(offset))" }
         return message

@@ -5,6 +5,8 @@ public struct QueryItems: Sendable, Equatable, Sequence {
     public private(set) var items: [(key: String, value: String)]
 
     /// Parses a raw (still encoded) query string.
+    ///
+    /// - Parameter raw: The query's bytes, after the `?` and before any `#`.
     public init(parsing raw: UnsafeBufferPointer<UInt8>) {
         items = []
         var start = 0
@@ -26,15 +28,31 @@ public struct QueryItems: Sendable, Equatable, Sequence {
     public init() { items = [] }
 
     /// The first value of `key`, if present.
+    ///
+    /// - Parameter key: The decoded key.
+    /// - Returns: The first value of that key, or nil if the query has none.
     public subscript(_ key: String) -> String? { items.first { $0.key == key }?.value }
 
     /// Every value of `key`, in order.
+    ///
+    /// - Parameter key: The decoded key.
+    /// - Returns: Every value of that key, in the order they came; empty if it has none.
     public func all(_ key: String) -> [String] { items.filter { $0.key == key }.map(\.value) }
 
+    /// The number of pairs (`a=1&a=2&b` has three).
     public var count: Int { items.count }
 
+    /// An iterator over the pairs, in the order they came.
+    ///
+    /// - Returns: The iterator.
     public func makeIterator() -> IndexingIterator<[(key: String, value: String)]> { items.makeIterator() }
 
+    /// Whether two queries have the same pairs in the same order.
+    ///
+    /// - Parameters:
+    ///   - a: A query.
+    ///   - b: Another query.
+    /// - Returns: true if they are equal.
     public static func == (a: QueryItems, b: QueryItems) -> Bool {
         a.items.map(\.key) == b.items.map(\.key) && a.items.map(\.value) == b.items.map(\.value)
     }

@@ -35,8 +35,12 @@ def _load() -> ctypes.CDLL:
         except OSError as error:
             tried.append(f"{path} ({error})")
             continue
-        lib.ilk_version.restype = c_char_p
-        version = lib.ilk_version().decode()
+        try:
+            ilk_version = lib.ilk_version
+        except AttributeError:
+            raise ImportError(f"interlock: {path} is not the Interlock library (it has no ilk_version)") from None
+        ilk_version.restype = c_char_p
+        version = (ilk_version() or b"?").decode("utf-8", "replace")
         if version != EXPECTED_VERSION:
             raise ImportError(
                 f"interlock: {path} is version {version}, this package needs {EXPECTED_VERSION}")

@@ -1,44 +1,46 @@
-"""pip install ./bindings/python into a fresh virtual environment, then import from elsewhere: the
-installed package carries its library and needs no environment variable."""
+"""What `import interlock` says when the library it finds is not the one it needs: missing, not
+Interlock's, or Interlock's of another version. Each is an ImportError naming the file and why.
+(The installed package itself is tested from its wheel: test_wheel.py.)"""
 
 import os
+import shutil
 import subprocess
 import sys
-import venv
-
-import interlock
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1]
+import pytest
+
+from conftest import PACKAGE
 
 
-def test_installed_package_works_from_another_directory(tmp_path):
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    python = env_dir / "bin" / "python"
-    environment = {k: v for k, v in os.environ.items() if k not in ("INTERLOCK_LIBRARY", "PYTHONPATH")}
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(PACKAGE)], check=True, env=environment,
-                   cwd=tmp_path)
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    script = (
-        "import interlock, pathlib\n"
-        "assert pathlib.Path(interlock.__file__).resolve().parent.joinpath('libinterlock.so').exists()\n"
-        "r = interlock.Router()\n"
-        "r.add_route('myapp://user/:id(\\\\d+)', lambda q: 'user ' + q.params['id'], name='user')\n"
-        "assert r.resolve('myapp://user/42').response.body == b'user 42'\n"
-        "assert r.url_for('user', id=7) == 'myapp://user/7'\n"
-        "print('installed', interlock.__version__, interlock.__file__)\n"
-    )
-    out = subprocess.run([str(python), "-c", script], check=True, env=environment, cwd=elsewhere,
-                         capture_output=True, text=True)
-    assert f"installed {interlock.__version__}" in out.stdout and str(env_dir) in out.stdout
+def import_with_library(library: Path, cwd: Path) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, INTERLOCK_LIBRARY=str(library), PYTHONPATH=str(PACKAGE))
+    return subprocess.run([sys.executable, "-c", "import interlock"], env=environment, cwd=cwd,
+                          capture_output=True, text=True)
 
 
 def test_missing_library_is_a_clear_import_error(tmp_path):
-    environment = dict(os.environ, INTERLOCK_LIBRARY=str(tmp_path / "nope.so"),
-                       PYTHONPATH=str(PACKAGE))
-    out = subprocess.run([sys.executable, "-c", "import interlock"], env=environment, cwd=tmp_path,
-                         capture_output=True, text=True)
+    out = import_with_library(tmp_path / "nope.so", tmp_path)
     assert out.returncode != 0
     assert "ImportError" in out.stderr and "nope.so" in out.stderr and "INTERLOCK_LIBRARY" in out.stderr
+
+
+def test_a_library_that_is_not_interlocks_is_a_clear_import_error(tmp_path):
+    # Any shared library without ilk_version: the C library itself.
+    libc = next(p for p in (Path("/lib/x86_64-linux-gnu/libc.so.6"), Path("/lib64/libc.so.6"),
+                            Path("/usr/lib/libc.so.6")) if p.exists())
+    out = import_with_library(libc, tmp_path)
+    assert out.returncode != 0
+    assert f"ImportError: interlock: {libc} is not the Interlock library" in out.stderr, out.stderr
+
+
+def test_a_library_of_another_version_is_a_clear_import_error(tmp_path):
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        pytest.skip("no C compiler to make a stand-in library")
+    (tmp_path / "old.c").write_text('const char *ilk_version(void) { return "0.1.0"; }\n')
+    library = tmp_path / "libinterlock.so"
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(tmp_path / "old.c")], check=True)
+    out = import_with_library(library, tmp_path)
+    assert out.returncode != 0
+    assert f"ImportError: interlock: {library} is version 0.1.0, this package needs" in out.stderr, out.stderr

@@ -1,0 +1,160 @@
+"""The wheel (`python -m build --wheel`, as `make wheel` and `pip wheel` make it): its name and tags,
+what it holds, and that it installs and works where there is neither Swift, nor PCRE2's files, nor
+any build tool: a fresh virtual environment whose bin/ is all of PATH, run from another folder."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import interlock
+from conftest import clean_environment
+
+# What a manylinux wheel may leave to the system (the PEP 600 set, as auditwheel's policies have it).
+SYSTEM_LIBRARIES = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
+                    "ld-linux-x86-64.so.2", "libstdc++.so.6", "libgcc_s.so.1"}
+NAME = re.compile(r"^interlock-(?P<version>[^-]+)-py3-none-manylinux_2_(?P<glibc>\d+)_x86_64\.whl$")
+ELF_MAGIC = b"\x7fELF"
+
+
+def elf_files(wheel: Path, into: Path) -> dict[str, Path]:
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(into)
+        names = archive.namelist()
+    return {name: into / name for name in names if (into / name).is_file()
+            and (into / name).read_bytes()[:4] == ELF_MAGIC}
+
+
+def elf_facts(path: Path) -> dict:
+    """NEEDED, whether a .symtab is left, and the GLIBC_2.x versions it asks for (pyelftools comes
+    with auditwheel, which make py-deps installs)."""
+    elffile = pytest.importorskip("elftools.elf.elffile")
+    with path.open("rb") as stream:
+        elf = elffile.ELFFile(stream)
+        dynamic = elf.get_section_by_name(".dynamic")
+        needed = [tag.needed for tag in dynamic.iter_tags() if tag.entry.d_tag == "DT_NEEDED"]
+        versions = set()
+        verneed = elf.get_section_by_name(".gnu.version_r")
+        if verneed is not None:
+            for _, auxiliaries in verneed.iter_versions():
+                versions.update(aux.name for aux in auxiliaries)
+        return {"needed": needed, "symtab": elf.get_section_by_name(".symtab") is not None,
+                "glibc": {int(m.group(1)) for v in versions if (m := re.fullmatch(r"GLIBC_2\.(\d+)(\.\d+)?", v))}}
+
+
+def test_the_wheel_is_named_and_tagged_py3_none_manylinux(built_wheel: Path) -> None:
+    match = NAME.match(built_wheel.name)
+    assert match, f"{built_wheel.name} is not interlock-<version>-py3-none-manylinux_2_NN_x86_64.whl"
+    assert match["version"] == interlock.__version__
+    with zipfile.ZipFile(built_wheel) as archive:
+        wheel_info = archive.read(f"interlock-{interlock.__version__}.dist-info/WHEEL").decode()
+    assert f"Tag: py3-none-manylinux_2_{match['glibc']}_x86_64" in wheel_info.splitlines()
+    assert "Root-Is-Purelib: false" in wheel_info.splitlines()
+
+
+def test_the_tag_is_the_glibc_the_library_needs(built_wheel: Path, tmp_path: Path) -> None:
+    tag_glibc = int(NAME.match(built_wheel.name)["glibc"])  # type: ignore[index]
+    needed = max(max(elf_facts(path)["glibc"], default=0) for path in elf_files(built_wheel, tmp_path).values())
+    # The tag asks for no less than the newest GLIBC_2.x symbol version the libraries use ...
+    assert tag_glibc >= needed > 0
+    # ... and is the one auditwheel finds the wheel consistent with (libstdc++'s versions count too).
+    pytest.importorskip("auditwheel")
+    show = subprocess.run([sys.executable, "-m", "auditwheel", "show", str(built_wheel)],
+                          capture_output=True, text=True, check=True).stdout
+    assert re.search(rf'consistent with\s+the following platform tag:\s+"manylinux_2_{tag_glibc}_x86_64"', show), show
+
+
+def test_the_wheel_holds_the_package_the_stripped_library_and_pcre2(built_wheel: Path, tmp_path: Path) -> None:
+    with zipfile.ZipFile(built_wheel) as archive:
+        names = sorted(n for n in archive.namelist() if not n.endswith("/"))
+    dist_info = f"interlock-{interlock.__version__}.dist-info/"
+    vendored = [n for n in names if n.startswith("interlock.libs/")]
+    package = [n for n in names if n.startswith("interlock/")]
+    assert package == ["interlock/__init__.py", "interlock/_native.py", "interlock/_router.py",
+                       "interlock/libinterlock.so", "interlock/py.typed"]
+    assert len(vendored) == 1 and re.fullmatch(r"interlock\.libs/libpcre2-8-[0-9a-f]+\.so[.0-9]*", vendored[0]), vendored
+    assert set(names) - set(package) - set(vendored) <= {dist_info + n for n in
+                                                         ("METADATA", "WHEEL", "RECORD", "top_level.txt",
+                                                          "sboms/auditwheel.cdx.json")}
+    assert {dist_info + "METADATA", dist_info + "WHEEL", dist_info + "RECORD"} <= set(names)
+
+    elves = elf_files(built_wheel, tmp_path)
+    assert set(elves) == {"interlock/libinterlock.so", vendored[0]}
+    inside = {Path(name).name for name in elves}
+    for name, path in elves.items():
+        facts = elf_facts(path)
+        outside = set(facts["needed"]) - SYSTEM_LIBRARIES - inside
+        assert not outside, f"{name} needs {outside} from outside the wheel"
+        assert not any(n.startswith("libpcre2") for n in set(facts["needed"]) - inside)
+    library = elf_facts(elves["interlock/libinterlock.so"])
+    assert not library["symtab"], "libinterlock.so is not stripped"
+    assert Path(vendored[0]).name in library["needed"]
+
+
+def test_the_build_says_what_it_is_doing(built_wheel: Path) -> None:
+    log = (built_wheel.parent / "build.log").read_text()
+    for step in ("interlock: Building libinterlock with CMake", "interlock: stripping",
+                 "interlock: auditwheel repair", f"interlock: wheel: {built_wheel.name}"):
+        assert step in log, f"no {step!r} in the build's output:\n{log}"
+
+
+@pytest.fixture(scope="module")
+def installed(built_wheel: Path, tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """The wheel pip-installed into a fresh virtual environment; PATH is that environment's bin/
+    alone: no swift, cmake, compiler, pkg-config or strip to be found."""
+    root = tmp_path_factory.mktemp("installed")
+    env_dir = root / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    environment = clean_environment(PATH=str(env_dir / "bin"), PIP_NO_INDEX="1", PIP_FIND_LINKS="")
+    subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--only-binary", ":all:", str(built_wheel)], check=True, env=environment, cwd=root)
+    return env_dir, environment
+
+
+INSTALLED_SCRIPT = r"""
+import pathlib, shutil
+import interlock
+assert not any(shutil.which(tool) for tool in ("swift", "cmake", "cc", "gcc", "pkg-config", "strip"))
+here = pathlib.Path(interlock.__file__).resolve().parent
+router = interlock.Router()
+router.add_route("myapp://user/:id(\\d+)", lambda q: "user " + q.params["id"], name="user")
+router.add_route("GET https://example.com/repos/:owner/:repo/issues/:number(\\d+)",
+                 lambda q: "issue {owner}/{repo}#{number}".format(**q.params), name="issue")
+assert router.resolve("myapp://user/42").response.body == b"user 42"
+assert router.resolve("myapp://user/forty-two").status is interlock.Status.NOT_FOUND
+assert router.resolve("https://example.com/repos/a/b/issues/7", "GET").response.body == b"issue a/b#7"
+assert router.match("https://example.com/repos/a/b/issues/7", "GET").params == {"owner": "a", "repo": "b", "number": "7"}
+assert router.url_for("user", id=7) == "myapp://user/7"
+# PCRE2 is the wheel's own copy, not the system's.
+mapped = {line.split()[-1] for line in open("/proc/self/maps") if "pcre2" in line}
+assert mapped and all(pathlib.Path(p).parent == here.parent / "interlock.libs" for p in mapped), mapped
+print("installed", interlock.__version__, here)
+"""
+
+
+def test_installed_wheel_works_without_swift_pcre2_or_build_tools(installed, tmp_path: Path) -> None:
+    env_dir, environment = installed
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = subprocess.run([str(env_dir / "bin" / "python"), "-c", INSTALLED_SCRIPT], env=environment,
+                         cwd=elsewhere, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    site = next((env_dir / "lib").glob("python3*/site-packages"))
+    assert out.stdout.strip() == f"installed {interlock.__version__} {site.resolve() / 'interlock'}"
+
+
+def test_pip_refuses_the_wheel_for_another_platform(installed, built_wheel: Path, tmp_path: Path) -> None:
+    """An older glibc (manylinux2014 = 2.17) or another architecture: pip's own refusal, by the tag."""
+    env_dir, environment = installed
+    for platform in ("manylinux2014_x86_64", "manylinux_2_34_aarch64"):
+        out = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--no-deps",
+                              "--only-binary", ":all:", "--platform", platform, "--target", str(tmp_path / platform),
+                              str(built_wheel)], env=environment, capture_output=True, text=True)
+        assert out.returncode != 0
+        assert "is not a supported wheel on this platform" in out.stderr, out.stderr

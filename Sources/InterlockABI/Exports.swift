@@ -242,11 +242,10 @@ public func ilk_match_param_at(
     _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ valueLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let h = handle(m, as: MatchHandle.self) else { return invalid("match is NULL") }
-    guard i < UInt(h.matcher.parameterCount) else {
+    guard i < UInt(h.matcher.parameterCount), let (n, nl) = h.matcher.parameterName(Int(i)),
+          let (v, vl) = h.matcher.parameterValue(Int(i)) else {
         return invalid("parameter index \(i) is out of range (the match has \(h.matcher.parameterCount))")
     }
-    let (n, nl) = h.matcher.parameterName(Int(i))
-    let (v, vl) = h.matcher.parameterValue(Int(i))
     name?.pointee = n; nameLength?.pointee = nl
     value?.pointee = v; valueLength?.pointee = vl
     return ILK_OK
@@ -262,7 +261,7 @@ public func ilk_match_param(
     guard let i = h.matcher.parameterIndex(UnsafeRawBufferPointer(start: name, count: strlen(name))) else {
         return ILK_NOT_FOUND
     }
-    let (v, vl) = h.matcher.parameterValue(i)
+    guard let (v, vl) = h.matcher.parameterValue(i) else { return ILK_NOT_FOUND }
     value?.pointee = v; valueLength?.pointee = vl
     return ILK_OK
 }

@@ -243,7 +243,7 @@ struct StaticProbeTests {
                     uriBytes.withUnsafeBytes { u in
                         Result { () throws(InterlockError) -> MatchResult in
                             switch try m.match(r, methodCString: method == nil ? nil : p.baseAddress!, uri: u) {
-                            case .matched: return .matched(m.routeMatch())
+                            case .matched: return m.routeMatch().map(MatchResult.matched) ?? .notFound
                             case .notFound: return .notFound
                             case .methodNotAllowed: return .methodNotAllowed(allowed: m.allowedMethods)
                             }

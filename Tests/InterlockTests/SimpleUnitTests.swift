@@ -101,7 +101,7 @@ struct WalkUnderDispatchTests {
         }
         func values() -> [String] {
             (0..<matcher.parameterCount).map { i in
-                let (p, n) = matcher.parameterValue(i)
+                guard let (p, n) = matcher.parameterValue(i) else { Issue.record("no value \(i)"); return "" }
                 #expect(p[n] == 0)   // NUL-terminated, as the C interface promises
                 return String(decoding: UnsafeRawBufferPointer(start: p, count: n), as: UTF8.self)
             }

@@ -340,7 +340,7 @@ public final class Matcher {
     ///   - uri: The URI's bytes, as for ``match(_:method:uri:)``.
     /// - Returns: Whether a route matched, as ``match(_:method:uri:)`` returns.
     /// - Throws: ``InterlockError``, as ``match(_:method:uri:)`` throws.
-    public func match(_ router: Router, methodCString method: UnsafePointer<UInt8>?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
+    package func match(_ router: Router, methodCString method: UnsafePointer<UInt8>?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
         if probesStatic && matchesWholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) {
             return .matched
         }
@@ -984,19 +984,26 @@ public final class Matcher {
     /// The name of parameter `i` of the last match, NUL-terminated, valid while the matcher holds
     /// this table (until a lookup after the router changed).
     ///
-    /// - Parameter i: The parameter's index, in path order, below ``parameterCount``; the last
-    ///   lookup must have matched.
-    /// - Returns: The name's first byte and its length in bytes (without the NUL).
-    public func parameterName(_ i: Int) -> (UnsafePointer<CChar>, Int) {
-        winner!.pointee.names._withUnsafeGuaranteedRef { names in (names.pointer(i), names.lengths[i]) }
+    /// - Parameter i: The parameter's index, in path order.
+    /// - Returns: The name's first byte and its length in bytes (without the NUL), or nil if the
+    ///   last lookup did not match or `i` is not below ``parameterCount``.
+    public func parameterName(_ i: Int) -> (UnsafePointer<CChar>, Int)? {
+        guard i >= 0, i < parameterCount, let winner else { return nil }
+        return winner.pointee.names._withUnsafeGuaranteedRef { names in (names.pointer(i), names.lengths[i]) }
     }
 
     /// The decoded value of parameter `i`, NUL-terminated, valid until the next lookup.
     ///
-    /// - Parameter i: The parameter's index, in path order, below ``parameterCount``; the last
-    ///   lookup must have matched.
-    /// - Returns: The percent-decoded value's first byte and its length in bytes (without the NUL).
-    public func parameterValue(_ i: Int) -> (UnsafePointer<CChar>, Int) {
+    /// - Parameter i: The parameter's index, in path order.
+    /// - Returns: The percent-decoded value's first byte and its length in bytes (without the NUL),
+    ///   or nil if the last lookup did not match or `i` is not below ``parameterCount``.
+    public func parameterValue(_ i: Int) -> (UnsafePointer<CChar>, Int)? {
+        guard i >= 0, i < parameterCount else { return nil }
+        return decodedValue(i)
+    }
+
+    /// `parameterValue(_:)` for an index known to be in range.
+    private func decodedValue(_ i: Int) -> (UnsafePointer<CChar>, Int) {
         if valuesPlace != .decoded { copyValues() }
         return (UnsafeRawPointer(decoded + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
     }
@@ -1009,7 +1016,7 @@ public final class Matcher {
             let (start, length) = subjectSpan(i)
             return (UnsafeRawPointer(subject + start).assumingMemoryBound(to: CChar.self), length)
         }
-        return parameterValue(i)
+        return decodedValue(i)
     }
 
     /// The last match's parameters as "name\0value\0name\0value\0..." (values decoded), for
@@ -1078,7 +1085,7 @@ public final class Matcher {
     ///
     /// - Parameter i: The method's index, from 0.
     /// - Returns: The method, or nil if `i` is not below ``allowedMethodCount``.
-    public func allowedMethodCString(_ i: Int) -> UnsafePointer<CChar>? {
+    package func allowedMethodCString(_ i: Int) -> UnsafePointer<CChar>? {
         i < allowedCount ? allowedRoutes[i].methodCString.map { UnsafePointer($0) } : nil
     }
 
@@ -1088,9 +1095,10 @@ public final class Matcher {
     /// The last match as a value.
     ///
     /// - Returns: The route's id, pattern and name, and the parameters with their decoded values;
-    ///   the last lookup must have matched.
-    public func routeMatch() -> RouteMatch {
-        RouteMatch(routeID: route!.id, pattern: route!.pattern.source, name: route!.name, parameters: parameterList())
+    ///   nil if the last lookup did not match.
+    public func routeMatch() -> RouteMatch? {
+        guard let route else { return nil }
+        return RouteMatch(routeID: route.id, pattern: route.pattern.source, name: route.name, parameters: parameterList())
     }
 
     /// The last match's parameter names and decoded values.
@@ -1099,7 +1107,7 @@ public final class Matcher {
         var params: [(name: String, value: String)] = []
         params.reserveCapacity(parameterCount)
         for i in 0..<parameterCount {
-            let (v, n) = parameterValue(i)
+            let (v, n) = decodedValue(i)
             params.append((names.names[i], String(decoding: UnsafeRawBufferPointer(start: v, count: n), as: UTF8.self)))
         }
         return params

@@ -14,7 +14,7 @@ public final class Route: @unchecked Sendable {
     public let name: String?
     /// The pattern text, NUL-terminated, for borrowers that want a C string: made on first use
     /// (most routes are never asked), then kept as long as the route.
-    public var patternCString: UnsafeMutablePointer<CChar> {
+    package var patternCString: UnsafeMutablePointer<CChar> {
         patternText.withLock { text in
             if let text { return text.pointer }
             let made = CText(pattern.source)
@@ -24,7 +24,7 @@ public final class Route: @unchecked Sendable {
     }
     private let patternText = Mutex<CText?>(nil)
     /// The name, NUL-terminated, or nil.
-    public let nameCString: UnsafeMutablePointer<CChar>?
+    package let nameCString: UnsafeMutablePointer<CChar>?
     /// The method, NUL-terminated, or nil for any method: one copy per method per router.
     var methodCString: UnsafeMutablePointer<CChar>? { methodText?.pointer }
     private let methodText: CText?

@@ -92,7 +92,7 @@ bench-smoke: build
 	$(PYTHON) benchmarks/run.py --smoke
 	$(PYTHON) benchmarks/worst.py --smoke
 
-# The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in README.md;
+# The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in benchmarks/README.md;
 # then the worst lookup on hostile input (benchmarks/results/worst.json).
 bench: build bench-deps
 	$(PYTHON) benchmarks/run.py

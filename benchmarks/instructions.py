@@ -1,4 +1,4 @@
-"""Instructions per lookup, counted by valgrind's callgrind: the figures the README quotes beside
+"""Instructions per lookup, counted by valgrind's callgrind: the figures benchmarks/README.md quotes beside
 the timings, because on a shared machine timings move by a third between runs and these do not.
 
 Each count is the difference between two runs of the C harness that make 3 and 1 untimed passes

@@ -1,8 +1,8 @@
 """The benchmark driver: builds every harness, runs each door and each peer on the same tables in
 one run, checks their answers, and reports medians, spreads, lookups per second and ratios to
 Interlock (terminal table, benchmarks/results/latest.json, benchmarks/results/latest.svg, and the
-table in README.md). `--smoke` runs every harness briefly on the GitHub table and fails if one is
-missing or answers wrong (make test runs it); timings are never asserted."""
+table in benchmarks/README.md). `--smoke` runs every harness briefly on the GitHub table and fails
+if one is missing or answers wrong (make test runs it); timings are never asserted."""
 
 from __future__ import annotations
 
@@ -261,13 +261,15 @@ def chart(results: list[dict], path: Path) -> bool:
 
 
 def update_readme(text: str, info: dict) -> None:
-    readme = ROOT / "README.md"
+    """Writes the tables between the bench markers of benchmarks/README.md (the benchmark report;
+    the chart's link is relative to that file)."""
+    readme = HERE / "README.md"
     start, end = "<!-- bench:start -->", "<!-- bench:end -->"
     body = readme.read_text()
     if start not in body:
         return
     block = (f"{start}\nMeasured by `make bench` on {info['date']}: {info['cpu']}, {info['cores']} cores, "
-             f"{info['system']}.\n\n{text}\n\n![benchmark chart](benchmarks/results/latest.svg)\n{end}")
+             f"{info['system']}.\n\n{text}\n\n![benchmark chart](results/latest.svg)\n{end}")
     head, rest = body.split(start, 1)
     readme.write_text(head + block + rest.split(end, 1)[1])
 

@@ -48,41 +48,6 @@ func segmentHash(_ key: [UInt8]) -> UInt64 {
     (key + [UInt8](repeating: 0, count: 8)).withUnsafeBufferPointer { segmentHash($0.baseAddress!, key.count, lower: false) }
 }
 
-/// A compiled node as the lookup path holds it: no reference counting (the table the matcher
-/// holds keeps the objects alive).
-enum NodeRef {
-    case unit(UnitRef)
-    case simple(WalkTable)
-    case dispatch(Unmanaged<Dispatch>)
-}
-
-/// A unit as the lookup path holds it: what running it needs, copied out of the object so that a
-/// lookup reaching it from a hash slot reads the slot and not the object too.
-struct UnitRef {
-    let raw: OpaquePointer
-    let jitted: Bool
-    let records: UnsafeMutablePointer<LeafRecord>
-    let groups: UnsafePointer<Int32>
-    /// The constraints its callouts run (nil when it has none).
-    let constraints: UnsafeMutablePointer<ConstraintRef>?
-    let unit: Unmanaged<Unit>
-
-    init(_ u: Unit) {
-        raw = u.raw; jitted = u.jitted; records = u.records; groups = UnsafePointer(u.groups)
-        constraints = u.constraints.refs; unit = .passUnretained(u)
-    }
-}
-
-extension CompiledNode {
-    var ref: NodeRef {
-        switch self {
-        case .unit(let u): return .unit(UnitRef(u))
-        case .simple(let u): return .simple(u.table)
-        case .dispatch(let d): return .dispatch(.passUnretained(d))
-        }
-    }
-}
-
 /// One bucket: open addressing over (hash, key, child), laid out flat so that a probe reads one
 /// slot (one cache line) and the key's bytes, and takes no reference.
 final class LiteralTable: @unchecked Sendable {

@@ -1,0 +1,98 @@
+// Regex units: running them, the constraints their callouts run, and PCRE2's callout.
+
+import CPCRE2
+
+extension Matcher {
+    /// Runs a regex at `p`; true if it matched.
+    @inline(__always) private func run(_ code: PCRE2Code, at p: Int) throws(InterlockError) -> Bool {
+        try run(raw: code.code, jitted: code.jitted, at: p)
+    }
+
+    @inline(__always) private func run(raw: OpaquePointer, jitted: Bool, at p: Int) throws(InterlockError) -> Bool {
+        let rc = jitted
+            ? pcre2_jit_match_8(raw, subject, subjectLength, p, 0, matchData, matchContext)
+            : pcre2_match_8(raw, subject, subjectLength, p, 0, matchData, matchContext)
+        if rc >= 0 { return true }
+        if rc == PCRE2_ERROR_NOMATCH { pathFitted = true; return false }
+        throw stopped(rc)
+    }
+
+    /// The error for a regex that stopped with `rc`: the constraint that ran out, if one did.
+    @inline(never) private func stopped(_ rc: Int32) -> InterlockError {
+        defer { stoppedConstraint = nil }
+        guard let (c, code) = stoppedConstraint else {
+            return InterlockError(.limit, "matching stopped: " + PCRE2Code.message(rc))
+        }
+        let constraint = c.takeUnretainedValue()
+        let limit = code == PCRE2_ERROR_MATCHLIMIT ? " (limit \(appliedMatchLimit) steps)" : ""
+        return InterlockError(.limit, "matching stopped in a constraint of route '\(constraint.route)': "
+                                      + PCRE2Code.message(code) + limit)
+    }
+
+    /// Runs a constraint on the segment from `start` to `end` alone: PCRE2's code (a match, no
+    /// match, or the error that stopped it).
+    @inline(__always) private func constraintCode(_ c: ConstraintRef, from start: Int, to end: Int) -> Int32 {
+        c.jitted
+            ? pcre2_jit_match_8(c.raw, subject + start, end - start, 0, 0, constraintData, constraintContext)
+            : pcre2_match_8(c.raw, subject + start, end - start, 0, 0, constraintData, constraintContext)
+    }
+
+    /// Whether the segment from `start` to `end` matches constraint `c` (a dispatch node's entry).
+    func holds(_ c: ConstraintRef, from start: Int, to end: Int) throws(InterlockError) -> Bool {
+        let rc = constraintCode(c, from: start, to: end)
+        if rc >= 0 { return true }
+        if rc == PCRE2_ERROR_NOMATCH { return false }
+        stoppedConstraint = (c.constraint, rc)
+        throw stopped(rc)
+    }
+
+    /// A unit's callout for its constraint `index`, at the first byte of the segment: 0 (go on)
+    /// if the segment matches it, 1 (backtrack) if not, and PCRE2's error, which ends the
+    /// unit's match with it, if the constraint stopped.
+    fileprivate func constraintCallout(_ index: Int, at start: Int) -> Int32 {
+        guard let table = runningConstraints else { return 1 }
+        let c = table[index]
+        let rc = constraintCode(c, from: start, to: segmentEnd(after: start - 1))
+        if rc >= 0 { return 0 }
+        if rc == PCRE2_ERROR_NOMATCH { return 1 }
+        stoppedConstraint = (c.constraint, rc)
+        return rc
+    }
+
+    func run(_ u: UnitRef, at p: Int) throws(InterlockError) -> Bool {
+        runningConstraints = u.constraints
+        if enumerating {
+            let unit = u.unit.takeUnretainedValue()
+            enumeratingUnit = unit
+            return try run(unit.enumerationCode(), at: p)
+        }
+        guard try run(raw: u.raw, jitted: u.jitted, at: p) else { return false }
+        guard let mark = pcre2_get_mark_8(matchData) else { return false }
+        let i = Matcher.markIndex(mark)
+        record(u.records + i, groups: u.groups + 1 + i * Int(u.groups[0]))
+        return true
+    }
+
+    @inline(__always) static func markIndex(_ mark: UnsafePointer<UInt8>) -> Int {
+        var i = 0, v = 0
+        while mark[i] != 0 { v = v &* 10 &+ Int(mark[i] &- 0x30); i += 1 }
+        return v
+    }
+}
+
+/// Every callout of the matcher's regexes: a constraint's (a string, its index), or the
+/// method-not-allowed pass's after each mark (numbered).
+let matcherCallout: @convention(c) (UnsafeMutablePointer<pcre2_callout_block_8>?, UnsafeMutableRawPointer?) -> Int32 = { block, data in
+    guard let block, let data else { return 1 }
+    let matcher = Unmanaged<Matcher>.fromUnretained(data).takeUnretainedValue()
+    if let text = block.pointee.callout_string {
+        let index = RegexEmitter.constraintIndex(text, Int(block.pointee.callout_string_length))
+        return matcher.constraintCallout(index, at: Int(block.pointee.current_position))
+    }
+    matcher.calloutHit(block.pointee.mark)
+    return 1  // fail here, so the match backtracks into the next leaf
+}
+
+private extension Unmanaged {
+    static func fromUnretained(_ p: UnsafeMutableRawPointer) -> Unmanaged { fromOpaque(p) }
+}

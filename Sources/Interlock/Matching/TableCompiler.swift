@@ -1,0 +1,126 @@
+/// Compiles the parts of the tree that changed since the last compilation.
+struct TableCompiler {
+    let caseInsensitive: Bool
+    /// Units compiled by this compiler (a measure of the work a change cost).
+    private(set) var unitsCompiled = 0
+
+    /// Whether to walk simple subtrees (see `SimpleUnit`) instead of compiling them.
+    let simpleUnits: Bool
+
+    /// The most bytes of regex source in one unit (`unitBudget`; tests make it small, to compare
+    /// dispatch nodes with the one regex a small table otherwise is).
+    let budget: Int
+
+    init(caseInsensitive: Bool, simpleUnits: Bool = true, budget: Int = unitBudget) {
+        self.caseInsensitive = caseInsensitive
+        self.simpleUnits = simpleUnits
+        self.budget = budget
+    }
+
+    mutating func compile(_ node: TreeNode) throws(InterlockError) -> CompiledNode {
+        if let done = node.compiled { return done }
+        let result: CompiledNode
+        if simpleUnits, node.size <= budget, SimpleUnit.accepts(node) {
+            unitsCompiled += 1
+            result = .simple(SimpleUnit(node, caseInsensitive: caseInsensitive))
+        } else if node.size <= budget {
+            var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
+            do {
+                try emitter.emitSubtree(node, group: 1, captured: [])
+                result = .unit(try unit(emitter))
+            } catch where error.code == .limit {
+                result = .dispatch(try dispatch(node))
+            }
+        } else {
+            result = .dispatch(try dispatch(node))
+        }
+        node.compiled = result
+        node.clearChanges()
+        return result
+    }
+
+    private mutating func unit(_ emitter: RegexEmitter) throws(InterlockError) -> Unit {
+        unitsCompiled += 1
+        return try Unit(emitter)
+    }
+
+    private mutating func dispatch(_ node: TreeNode) throws(InterlockError) -> Dispatch {
+        let previous = node.lastDispatch
+        var entryGuard = previous?.entryGuard
+        if entryGuard == nil, case .constrained(let c) = node.entry {
+            entryGuard = try Constraint(c, route: RegexEmitter.firstRoute(node))
+        }
+        let literals = try literalBuckets(node, previous: previous?.literals)
+        var constrained: [CompiledNode] = []
+        for child in node.constrainedChildren { constrained.append(try compile(child)) }
+        var parameter: CompiledNode? = nil
+        if let child = node.parameterChild { parameter = try compile(child) }
+        let terminals: [Unit]
+        if let previous, !node.terminalsChanged {
+            terminals = previous.terminals
+        } else {
+            var units: [Unit] = []
+            try chunks(node.leaves, entry: .root, into: &units)
+            if let c = node.catchAllChild { try chunks(c.leaves, entry: .catchAll, into: &units) }
+            terminals = units
+        }
+        let capturesEntry: Bool
+        switch node.entry {
+        case .parameter, .constrained: capturesEntry = true
+        default: capturesEntry = false
+        }
+        let d = Dispatch(capturesEntry: capturesEntry, entryGuard: entryGuard, literals: literals,
+                         constrained: constrained, parameter: parameter, terminals: terminals)
+        node.lastDispatch = d
+        return d
+    }
+
+    /// The literal children: only the buckets holding a changed child are rebuilt, unless the
+    /// number of buckets had to grow.
+    private mutating func literalBuckets(_ node: TreeNode, previous: LiteralBuckets?) throws(InterlockError) -> LiteralBuckets {
+        let count = LiteralBuckets.bucketCount(for: node.literalOrder.count)
+        if let previous, previous.buckets.count == count {
+            var buckets = previous.buckets
+            var touched: [Int: [[UInt8]]] = [:]
+            for key in node.changedLiterals {
+                touched[LiteralBuckets.bucket(segmentHash(key), count: count), default: []].append(key)
+            }
+            for (b, keys) in touched {
+                var entries = buckets[b].entries
+                for key in keys {
+                    guard let child = node.literalChildren[key] else { continue }
+                    let compiled = try compile(child)
+                    if let i = entries.firstIndex(where: { $0.key == key }) {
+                        entries[i].value = compiled
+                    } else {
+                        entries.append((key, compiled))
+                    }
+                }
+                buckets[b] = LiteralTable(entries)
+            }
+            return LiteralBuckets(buckets: buckets, caseInsensitive: caseInsensitive)
+        }
+        var grouped = [[(key: [UInt8], value: CompiledNode)]](repeating: [], count: count)
+        for (key, child) in node.literalChildren {
+            grouped[LiteralBuckets.bucket(segmentHash(key), count: count)].append((key, try compile(child)))
+        }
+        return LiteralBuckets(buckets: grouped.map { LiteralTable($0) }, caseInsensitive: caseInsensitive)
+    }
+
+    /// Units for a node's own leaves (or its catch-all's), in chunks that fit the budget.
+    private mutating func chunks(_ leaves: [Leaf], entry: TreeNode.Entry, into units: inout [Unit]) throws(InterlockError) {
+        var start = 0
+        while start < leaves.count {
+            var end = start, size = 0
+            while end < leaves.count, end == start || size + TreeNode.leafSize(leaves[end].route) <= budget {
+                size += TreeNode.leafSize(leaves[end].route)
+                end += 1
+            }
+            var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
+            let (g, cap) = try emitter.emitEntry(entry, group: 1, captured: [])
+            try emitter.emitAlternatives(leaves: Array(leaves[start..<end]), children: [], group: g, captured: cap)
+            units.append(try unit(emitter))
+            start = end
+        }
+    }
+}

@@ -51,6 +51,13 @@ def _load() -> ctypes.CDLL:
 
 
 lib = _load()
+# The same library through PyDLL, which keeps the GIL over a call: for the calls of the hot paths
+# (a lookup, a resolve, the copies of its result), which take a microsecond or less and call
+# nothing back, or call back into Python, which then takes the GIL it already holds. Releasing and
+# retaking the GIL around them (what CDLL does, about a tenth of a lookup) buys other threads
+# nothing. The library's own lock is never held while it calls out, so waiting on it with the GIL
+# held cannot deadlock. `pydll[name]` makes a function object of its own, leaving `lib`'s declared.
+pydll = ctypes.PyDLL(lib._name, handle=lib._handle)
 
 PP = POINTER(c_char_p)
 
@@ -175,9 +182,10 @@ for _name, _res, _args in [
 ]:
     _declare(_name, _res, *_args)
 
-# Status codes (interlock.h).
+# The header's integer constants, ILK_X as X (tests/test_contract.py checks them against it).
 OK, NOT_FOUND, METHOD_NOT_ALLOWED = 0, 1, 2
 STOPPED, GUARDED, ABORTED, REDIRECT_LOOP, RETRY_LIMIT = 3, 4, 5, 6, 7
+REDIRECTED, RETRYING = 8, 9  # from ilk_filter_chain_next
 EINVAL, EPATTERN, ECONFLICT, EURI, ENOMEM, ELIMIT, ENOROUTE, ECALLBACK = -1, -2, -3, -4, -5, -6, -7, -8
 CONTINUE, STOP, REDIRECT, ABORT, RETRY = 0, 1, 2, 3, 4
 CASE_INSENSITIVE, STRICT_SLASH = 1, 2

@@ -1,0 +1,80 @@
+"""Text between Python and the library: str to the NUL-terminated UTF-8 the library takes (a NUL
+byte or a lone surrogate refused with its byte offset), and any object to a message for it."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from . import _native as n
+from ._errors import InvalidArgumentError, URIError
+
+
+def _surrogate(text: str, error: UnicodeEncodeError) -> tuple[str, int]:
+    """What a string with a lone surrogate (which UTF-8 cannot hold) says about it: the problem,
+    and the byte offset where its encoding would hold the surrogate."""
+    at = len(text[:error.start].encode("utf-8", "surrogatepass"))
+    return f"lone surrogate U+{ord(text[error.start]):04X} is not valid UTF-8", at
+
+
+def _b(value: Optional[str], what: str) -> Optional[bytes]:
+    """`value` (named `what` in errors) as the library takes it: UTF-8, ended by a NUL byte. One
+    inside would end it early (a pattern, a parameter value or a header cut short without a word),
+    so it is refused with its byte offset, as is a lone surrogate."""
+    if value is None:
+        return None
+    try:
+        data = value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        message, at = _surrogate(value, e)
+        raise InvalidArgumentError(f"{what}: {message} at offset {at}", n.EINVAL) from None
+    if b"\0" in data:
+        raise InvalidArgumentError(f"{what}: NUL byte at offset {data.index(0)}", n.EINVAL)
+    return data
+
+
+def _text_of(value: Any) -> str:
+    """`value` as text for a message: a callback's reason or exception may be any object, and a
+    callback plumbing that raised would hand the library no answer at all."""
+    if isinstance(value, str):
+        return value
+    try:
+        return str(value)
+    except BaseException:  # noqa: BLE001
+        return f"<{type(value).__name__} object whose str() raised>"
+
+
+def _message_b(message: Any) -> bytes:
+    """A message for the library (an abort's reason, a callback's error): a NUL byte is written as
+    "\\x00" and a lone surrogate as "\\udXXX", so that the message is neither cut short nor, raised
+    from the callback reporting it, lost."""
+    return _text_of(message).replace("\0", "\\x00").encode("utf-8", "backslashreplace")
+
+
+def _uri_b(uri: str, what: str = "URI") -> bytes:
+    """A URI for the library: UTF-8 (a lone surrogate is a malformed URI, named with its byte
+    offset, as the library names ill-formed UTF-8)."""
+    try:
+        return uri.encode()
+    except UnicodeEncodeError as e:
+        message, at = _surrogate(uri, e)
+        raise URIError(f"{what}: {message}", n.EURI, at) from None
+
+
+# Methods as the library takes them, made once each: requests carry few distinct methods, and
+# looking one up costs less than encoding it. At most this many, so odd methods cannot grow it.
+# (Router.match and Router.resolve read `_METHODS` themselves, inline, before calling `_method_b`.)
+_METHODS: dict[str, bytes] = {}
+_METHODS_KEPT = 64
+
+
+def _method_b(method: Optional[str]) -> Optional[bytes]:
+    """A request's method for the library: None for None or "" (any method, as in `match_many`),
+    refused if it holds a NUL byte (the library would read the method before it)."""
+    if not method:
+        return None
+    data = _METHODS.get(method)
+    if data is None:
+        data = _b(method, "method")
+        if len(_METHODS) < _METHODS_KEPT:
+            _METHODS[method] = data
+    return data

@@ -1,0 +1,371 @@
+"""The values the package hands out and takes: Status, QueryDict, Response, Request, TraceEntry,
+Result, Match and MatchList. They are read from the library's packed text (_wire.py), each when
+first used: most callers read few fields or none."""
+
+from __future__ import annotations
+
+import enum
+import threading
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
+
+from . import _native as n
+from . import _wire
+from ._native import lib
+from ._text import _b
+from ._wire import param_dict as _param_dict
+
+if TYPE_CHECKING:
+    from ._router import Router
+
+# Taken to copy a lent request (`Request._keep`): a callback may hand its request to another
+# thread, and the library's request is not to be read from two threads at once (reentrant: a
+# finalizer run during a copy may read another request).
+_lending = threading.RLock()
+_new_tuple = tuple.__new__
+
+
+class Status(enum.Enum):
+    """How a resolve ended."""
+
+    OK = n.OK
+    NOT_FOUND = n.NOT_FOUND
+    METHOD_NOT_ALLOWED = n.METHOD_NOT_ALLOWED
+    STOPPED = n.STOPPED
+    GUARDED = n.GUARDED
+    ABORTED = n.ABORTED
+    REDIRECT_LOOP = n.REDIRECT_LOOP
+    RETRY_LIMIT = n.RETRY_LIMIT
+    ERROR = n.ECALLBACK
+
+
+_STATUS_OF = {s.value: s for s in Status}
+
+
+class QueryDict(Mapping[str, str]):
+    """A multi-valued query: `q["tag"]` is the first value, `q.getall("tag")` every value."""
+
+    def __init__(self, pairs: Sequence[tuple[str, str]] = ()) -> None:
+        self._pairs = list(pairs)
+
+    def __getitem__(self, key: str) -> str:
+        for k, v in self._pairs:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def getall(self, key: str) -> list[str]:
+        """Every value of `key`, in order."""
+        return [v for k, v in self._pairs if k == key]
+
+    def items_all(self) -> list[tuple[str, str]]:
+        """Every pair, in order."""
+        return list(self._pairs)
+
+    def __iter__(self) -> Iterator[str]:
+        seen: dict[str, None] = {}
+        for k, _ in self._pairs:
+            seen.setdefault(k, None)
+        return iter(seen)
+
+    def __len__(self) -> int:
+        return len(set(k for k, _ in self._pairs))
+
+    def __repr__(self) -> str:
+        return f"QueryDict({self._pairs!r})"
+
+
+Headers = Union[Mapping[str, str], Sequence[tuple[str, str]], None]
+
+
+class Response:
+    """A response: status (200 unless set), body bytes and headers (a list of pairs)."""
+
+    def __init__(self, status: int = 200, body: Union[bytes, str] = b"", headers: Headers = None) -> None:
+        self.status = status
+        self.body = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+        if headers is None:
+            self.headers: list[tuple[str, str]] = []
+        elif isinstance(headers, Mapping):
+            self.headers = list(headers.items())
+        else:
+            self.headers = list(headers)
+        self.request: Optional[Request] = None
+        self._retry = False
+
+    @classmethod
+    def _of(cls, status: int, body: bytes, headers: list[tuple[str, str]]) -> "Response":
+        """A response from values already of the right types (a resolve's result): no checks."""
+        response = cls.__new__(cls)
+        response.status, response.body, response.headers = status, body, headers
+        response.request, response._retry = None, False
+        return response
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The state of the resolve this response belongs to."""
+        return self.request.state if self.request is not None else {}
+
+    def retry(self) -> None:
+        """From a response interceptor: ask for a retry once every response interceptor ran."""
+        self._retry = True
+
+    def __repr__(self) -> str:
+        return f"Response(status={self.status}, body={self.body!r}, headers={self.headers!r})"
+
+
+class _Redirect:
+    def __init__(self, uri: Optional[str] = None, name: Optional[str] = None,
+                 params: Optional[dict[str, str]] = None) -> None:
+        self.uri, self.name, self.params = uri, name, params or {}
+
+
+class Request:
+    """A request as the pipeline sees it. `metadata` and `params` may be changed by interceptors
+    and filters; `state` is shared by the whole resolve."""
+
+    uri: str
+    method: Optional[str]
+    scheme: Optional[str]
+    host: Optional[str]
+    port: Optional[str]
+    path: str
+    fragment: Optional[str]
+    pattern: Optional[str]
+    route_id: Optional[int]
+    route: Optional[str]
+    params: dict[str, str]
+    query: "QueryDict"
+    metadata: dict[str, str]
+    state: dict[str, Any]
+
+    # What `_read` sets. Until one of them is first read, a request holds the library's packed
+    # text only: most callbacks, and most results, read few of its fields or none, and reading
+    # them all costs more than the library's whole resolve.
+    _FIELDS = frozenset(("uri", "method", "scheme", "host", "port", "path", "fragment", "pattern", "route_id",
+                         "route", "params", "query", "metadata", "state", "_seen"))
+
+    def __init__(self, pointer: int, state: dict[str, Any], router: Optional["Router"] = None) -> None:
+        # A request lent to a callback: the library's, read through `pointer` (one call for the
+        # whole request, ilk_request_packed) only when a field is first used, as most callbacks
+        # use none. The pointer is valid only while the callback runs: when it returns, a request
+        # still referenced copies the library's then (`_keep`), and any other is gone.
+        self._lent = (pointer, state, router)
+
+    @classmethod
+    def _unpacked(cls, parts: list[str], start: int, state: dict[str, Any],
+                  router: Optional["Router"] = None) -> "Request":
+        """The request written at `parts[start:]` (by ilk_result_packed), not tied to a callback."""
+        request = cls.__new__(cls)
+        request._packed = (parts, start, state, router)
+        return request
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an attribute not set: a field not read yet reads them all. The text is
+        # let go of after the fields are set, and reading twice changes nothing (`_read` keeps
+        # what is set), so two threads reading a shared result's request at once both get them.
+        if name in Request._FIELDS:
+            d = self.__dict__
+            packed = d.get("_packed")
+            if packed is None and "_lent" in d:
+                if name == "state":     # the resolve's, known without the library's request
+                    return d.setdefault("state", d["_lent"][1])
+                packed = self._keep()
+            if packed is not None:
+                self._read(*packed)
+                d.pop("_packed", None)
+            if name in d:
+                return d[name]
+        raise AttributeError(f"'Request' object has no attribute {name!r}")
+
+    def _keep(self) -> Optional[tuple[list[str], int, dict[str, Any], Optional["Router"]]]:
+        """A lent request's text, copied from the library now (while its callback runs) and held
+        in place of the pointer; None once the request holds its fields (or the text) already."""
+        with _lending:
+            d = self.__dict__
+            lent = d.pop("_lent", None)
+            if lent is None:
+                return d.get("_packed")
+            pointer, state, router = lent
+            packed = d["_packed"] = (_wire.request_text(pointer), 0, state, router)
+            return packed
+
+    def _read(self, parts: list[str], i: int, state: dict[str, Any], router: Optional["Router"]) -> None:
+        # The request text at parts[i:] (see _wire.request_fields). A field set before it was
+        # read is kept.
+        (uri, method, scheme, host, port, path, fragment, pattern, route_id,
+         params, query, metadata) = _wire.request_fields(parts, i)
+        fields = {
+            "uri": uri, "method": method, "scheme": scheme, "host": host, "port": port, "path": path,
+            "fragment": fragment, "pattern": pattern, "route_id": route_id,
+            "route": router._route_info(route_id)[1] if router is not None and route_id else None,
+            "params": dict(params),
+            "query": QueryDict(query),
+            "metadata": dict(metadata),
+            "state": state,
+            # What `_sync` compares against: the pairs as read (the dicts above are copies of them).
+            "_seen": (params, metadata),
+        }
+        # Field by field, each kept if set: one step each, so threads reading a shared request
+        # at once all end with the same object for every field.
+        setdefault = self.__dict__.setdefault
+        for key, value in fields.items():
+            setdefault(key, value)
+
+    def redirect(self, uri: str) -> Any:
+        """From a filter: `return request.redirect(uri)` runs the pipeline again for `uri`."""
+        return _Redirect(uri=uri)
+
+    def redirect_to(self, name: str, **params: Any) -> Any:
+        """From a filter: redirect to the named route, its URI built from `params`."""
+        return _Redirect(name=name, params={k: str(v) for k, v in params.items()})
+
+    def _sync(self, pointer: int) -> None:
+        """Writes changed parameters and metadata back to the library's request."""
+        d = self.__dict__
+        if ("_packed" in d or "_lent" in d) and "params" not in d and "metadata" not in d:
+            return   # neither read nor set: nothing changed
+        params, metadata = dict(self._seen[0]), dict(self._seen[1])
+        for k, v in self.params.items():
+            if params.get(k) != v:
+                lib.ilk_request_set_param(pointer, _b(k, "parameter name"), _b(str(v), f"parameter {k!r}"))
+        for k, v in self.metadata.items():
+            if metadata.get(k) != v:
+                lib.ilk_request_set_metadata(pointer, _b(k, "metadata key"), _b(str(v), f"metadata {k!r}"))
+        for k in metadata:
+            if k not in self.metadata:
+                lib.ilk_request_set_metadata(pointer, _b(k, "metadata key"), None)
+        self._seen = (list(self.params.items()), list(self.metadata.items()))
+
+    def __repr__(self) -> str:
+        return f"Request({self.method or '*'} {self.uri!r}, route={self.route!r}, params={self.params!r})"
+
+
+class TraceEntry(NamedTuple):
+    """One stage that ran: its stage, the name of what ran, and what it decided."""
+
+    stage: str
+    name: str
+    decision: str
+
+
+class Result:
+    """What `Router.resolve` produced. The trace is made into `TraceEntry` values when first read
+    (most callers never read it, and each entry costs about as much as the rest of the result)."""
+
+    __slots__ = ("status", "response", "redirects", "state", "error", "allowed", "_trace", "_trace_parts",
+                 "_route", "_route_id", "_pattern", "_params", "_query", "_request")
+
+    def __init__(self, status: Status, response: Response, route: Optional[str], route_id: Optional[int],
+                 pattern: Optional[str], params: dict[str, str], query: QueryDict, redirects: list[str],
+                 state: dict[str, Any], trace: Optional[list[TraceEntry]], error: Optional[str],
+                 allowed: Optional[list[str]] = None, *, _trace_fields: Optional[list[str]] = None,
+                 _request: Optional[Request] = None) -> None:
+        self.status, self.response, self.redirects = status, response, redirects
+        self.state, self.error, self.allowed = state, error, allowed if allowed is not None else []
+        # From a resolve, the route, its parameters and the query are its request's, read from
+        # the request when first asked for (see `Request`); otherwise as given.
+        self._route, self._route_id, self._pattern, self._params, self._query = route, route_id, pattern, params, query
+        self._request = _request
+        # The entries, or (from a resolve) their fields flat as the library wrote them: stage, name,
+        # decision, stage, ...
+        self._trace, self._trace_parts = trace, _trace_fields
+
+    @property
+    def route(self) -> Optional[str]:
+        """The matched route's name, or None."""
+        return self._route if self._request is None else self._request.route
+
+    @property
+    def route_id(self) -> Optional[int]:
+        """The matched route's id, or None."""
+        return self._route_id if self._request is None else self._request.route_id
+
+    @property
+    def pattern(self) -> Optional[str]:
+        """The matched route's pattern, or None."""
+        return self._pattern if self._request is None else self._request.pattern
+
+    @property
+    def params(self) -> dict[str, str]:
+        """The matched route's parameters, decoded."""
+        return self._params if self._request is None else self._request.params
+
+    @property
+    def query(self) -> "QueryDict":
+        """The query's pairs, decoded."""
+        return self._query if self._request is None else self._request.query
+
+    @property
+    def trace(self) -> list[TraceEntry]:
+        """One entry per stage that ran, in order."""
+        if self._trace is None:
+            p = self._trace_parts or []
+            self._trace = [TraceEntry(p[k], p[k + 1], p[k + 2]) for k in range(0, len(p), 3)]
+            self._trace_parts = None
+        return self._trace
+
+    def __repr__(self) -> str:
+        return (f"Result(status={self.status}, route={self.route!r}, params={self.params!r}, "
+                f"response={self.response!r}, error={self.error!r})")
+
+
+class Match(NamedTuple):
+    """A route that matched (`Router.match`). A named tuple: cheap to make on the fast path."""
+
+    route_id: int
+    route: Optional[str]
+    pattern: str
+    params: dict[str, str]
+
+
+class MatchList(Sequence[Optional[Match]]):
+    """The answers of `Router.match_many`, in order: a `Match` for each URI that matched, None for
+    the others. The answers are held as the library laid them out (one bytes object) and made
+    into `Match` values when read, so a batch costs little more than the lookups; `route_ids()`
+    reads every id at once."""
+
+    __slots__ = ("_router", "_count", "_blob", "_views")
+
+    def __init__(self, router: "Router", blob: bytes, count: int) -> None:
+        self._router, self._blob, self._count = router, blob, count
+        self._views: Optional[_wire.BatchViews] = None
+
+    def _parts(self) -> _wire.BatchViews:
+        """Statuses, route ids, offsets and text (_wire.batch_views): cut when first read, since a
+        caller that reads nothing need not pay for it."""
+        views = self._views
+        if views is None:
+            views = self._views = _wire.batch_views(self._blob, self._count)
+        return views
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(*index.indices(self._count))]
+        count = self._count
+        if index < 0:
+            index += count
+        if not 0 <= index < count:
+            raise IndexError("MatchList index out of range")
+        return self._at(index)
+
+    def _at(self, i: int) -> Optional[Match]:
+        statuses, ids, offsets, text = self._parts()
+        if statuses[i] != n.OK:
+            return None
+        parts = str(text[offsets[i]:offsets[i + 1]], "utf-8").split("\0")
+        return _new_tuple(Match, self._router._route_info(ids[i]) + (_param_dict(parts),))
+
+    def route_ids(self) -> list[int]:
+        """Every answer's route id at once, 0 where none matched."""
+        return self._parts()[1].tolist()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (MatchList, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"MatchList({list(self)!r})"

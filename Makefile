@@ -1,5 +1,6 @@
 # The two commands: `make demo` installs what is missing, builds, runs the examples;
-# `make test` runs every suite (Swift tests, the C tests through ctest, the Python tests).
+# `make test` runs every suite (Swift tests, the C tests through ctest, the Python tests), then the
+# benchmark, fuzz and sanitizer smoke runs, the SwiftPM consumer and the docs check.
 BUILD ?= build
 APT_PACKAGES := libpcre2-dev cmake ninja-build pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -9,6 +9,16 @@ PYTHON ?= python3
 
 BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev
 BENCH_PIP := falcon werkzeug matplotlib
+# $(call apt_install,PACKAGES): installs the Debian packages of the list that are missing, only those.
+define apt_install
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+endef
 include mk/fuzz.mk
 include mk/sanitize.mk
 include mk/wheel.mk
@@ -20,13 +30,7 @@ all: build
 
 # Install the Debian packages the build needs, only those that are missing.
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install,$(APT_PACKAGES))
 
 # Python: pytest for the tests, venv for the installed-package test.
 py-deps:
@@ -40,13 +44,7 @@ py-deps:
 # The peers measured beside Interlock: r3 and httprouter from Debian, falcon and werkzeug from PyPI
 # (RoutingKit comes through SwiftPM). matplotlib draws the chart.
 bench-deps: py-deps
-	@missing=""; for p in $(BENCH_APT); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install,$(BENCH_APT))
 	@$(PYTHON) -c "import falcon, werkzeug, matplotlib" 2>/dev/null || $(PYTHON) -m pip install --quiet $(BENCH_PIP) \
 	  || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-falcon python3-werkzeug python3-matplotlib; }
 

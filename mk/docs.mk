@@ -24,13 +24,7 @@ docs_default_goal := $(.DEFAULT_GOAL)
 
 # Doxygen from Debian, only if it is missing.
 docs-deps:
-	@missing=""; for p in $(DOCS_APT); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install,$(DOCS_APT))
 
 docs: docs-swift docs-c
 	@echo "docs: Swift $(DOCS_OUT)/swift (serve the folder, open /documentation/interlock), C $(DOCS_OUT)/c/html/index.html"

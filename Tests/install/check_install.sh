@@ -94,6 +94,20 @@ layout() {
            grep -q 'set(PACKAGE_VERSION \"$version\")' '${config%.cmake}Version.cmake'"
 }
 
+# staged_consumers NAME PREFIX LIBDIR DESTDIR: a pkg-config consumer (PKG_CONFIG_SYSROOT_DIR
+# standing in for the staged root) and a find_package one, built and run against the files staged
+# below DESTDIR (LD_LIBRARY_PATH standing in for ldconfig).
+staged_consumers() {
+  name=$1 prefix=$2 libdir=$3 stage=$4
+  check "$name: pkg-config consumer (PKG_CONFIG_SYSROOT_DIR=DESTDIR) builds" sh -c \
+    "export PKG_CONFIG_SYSROOT_DIR='$stage' PKG_CONFIG_PATH='$stage$libdir/pkgconfig' &&
+     cc -o '$tmp/$name-pc' '$tmp/main.c' \$(pkg-config --cflags --libs interlock)"
+  check "$name: ...and runs" runs "$tmp/$name-pc" LD_LIBRARY_PATH="$stage$libdir"
+  check "$name: find_package consumer (CMAKE_PREFIX_PATH=DESTDIR$prefix) builds" \
+    cmake_consumer "$tmp/$name-cmake" "$stage$prefix"
+  check "$name: ...and runs" runs "$tmp/$name-cmake/build/consumer" LD_LIBRARY_PATH="$stage$libdir"
+}
+
 echo "== usr: prefix /usr, libdir lib/$multiarch, DESTDIR staging, --strip"
 # Its own configure: the libdir is chosen then (GNUInstallDirs: multiarch for /usr on Debian). The
 # library is BUILD's, through its SwiftPM scratch folder (nothing to rebuild).
@@ -110,13 +124,7 @@ check "usr: --strip stripped the library ($(wc -c < "$build/lib/libinterlock.so.
 # Absolute system dirs: pkg-config leaves them out, as for any library in /usr.
 check "usr: pkg-config --cflags --libs interlock says -linterlock only" \
   sh -c "[ \"\$(echo \$(PKG_CONFIG_PATH='$stage/usr/lib/$multiarch/pkgconfig' pkg-config --cflags --libs interlock))\" = -linterlock ]"
-check "usr: pkg-config consumer (PKG_CONFIG_SYSROOT_DIR=DESTDIR) builds" sh -c \
-  "export PKG_CONFIG_SYSROOT_DIR='$stage' PKG_CONFIG_PATH='$stage/usr/lib/$multiarch/pkgconfig' &&
-   cc -o '$tmp/usr-pc' '$tmp/main.c' \$(pkg-config --cflags --libs interlock)"
-check "usr: ...and runs" runs "$tmp/usr-pc" LD_LIBRARY_PATH="$stage/usr/lib/$multiarch"
-check "usr: find_package consumer (CMAKE_PREFIX_PATH=DESTDIR/usr) builds" \
-  cmake_consumer "$tmp/usr-cmake" "$stage/usr"
-check "usr: ...and runs" runs "$tmp/usr-cmake/build/consumer" LD_LIBRARY_PATH="$stage/usr/lib/$multiarch"
+staged_consumers usr /usr "/usr/lib/$multiarch" "$stage"
 
 echo "== local: prefix /usr/local, DESTDIR staging"
 stage=$tmp/stage-local
@@ -125,13 +133,7 @@ check "local: DESTDIR=... cmake --install --prefix /usr/local" \
 local_libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
 case $local_libdir in /*) ;; *) local_libdir=/usr/local/$local_libdir ;; esac
 layout local /usr/local "$local_libdir" "$stage"
-check "local: pkg-config consumer (PKG_CONFIG_SYSROOT_DIR=DESTDIR) builds" sh -c \
-  "export PKG_CONFIG_SYSROOT_DIR='$stage' PKG_CONFIG_PATH='$stage$local_libdir/pkgconfig' &&
-   cc -o '$tmp/local-pc' '$tmp/main.c' \$(pkg-config --cflags --libs interlock)"
-check "local: ...and runs" runs "$tmp/local-pc" LD_LIBRARY_PATH="$stage$local_libdir"
-check "local: find_package consumer (CMAKE_PREFIX_PATH=DESTDIR/usr/local) builds" \
-  cmake_consumer "$tmp/local-cmake" "$stage/usr/local"
-check "local: ...and runs" runs "$tmp/local-cmake/build/consumer" LD_LIBRARY_PATH="$stage$local_libdir"
+staged_consumers local /usr/local "$local_libdir" "$stage"
 
 echo "== home: prefix \$HOME/.local, installed for real"
 home=$tmp/home/.local

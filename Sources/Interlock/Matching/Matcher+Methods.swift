@@ -45,16 +45,28 @@ extension Matcher {
     /// - Throws: `.invalidArgument` naming the problem (and the offset of a bad byte).
     package static func checkMethod(_ method: UnsafePointer<UInt8>?) throws(InterlockError) {
         guard let method, commonMethod(method) == nil else { return }
+        _ = try uncommonMethod(method, copyingTo: nil)
+    }
+
+    /// Checks a NUL-terminated method other than the common ones byte by byte, writing it at
+    /// `subject` if one is given (the lookup's copy; nil only checks).
+    /// - Returns: The method's length in bytes.
+    /// - Throws: `.invalidArgument` for an empty or too long method, or a byte that is no token
+    ///   character (with its offset). At most `maximumMethodLength` + 1 bytes are read.
+    @inline(__always) static func uncommonMethod(
+        _ method: UnsafePointer<UInt8>, copyingTo subject: UnsafeMutablePointer<UInt8>?
+    ) throws(InterlockError) -> Int {
         var i = 0
-        while method[i] != 0 {
-            guard i < maximumMethodLength else { throw badMethodLength(i + 1) }
+        while true {
             let c = method[i]
-            guard c &- 0x41 < 26 || isTokenChar(c) else {
-                throw InterlockError(.invalidArgument, "invalid character in method", offset: i)
-            }
+            if c == 0 { break }
+            guard i < maximumMethodLength else { throw badMethodLength(i + 1) }
+            try checkMethodByte(c, at: i)
+            subject?[i] = c
             i += 1
         }
         guard i > 0 else { throw badMethodLength(0) }
+        return i
     }
 
     /// The error for a method of `length` bytes: empty, or longer than any method may be.
@@ -62,12 +74,17 @@ extension Matcher {
         InterlockError(.invalidArgument, length == 0 ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
     }
 
-    /// Checks one method byte and writes it at `i` in `subject`.
-    @inline(__always) static func copyMethodByte(_ c: UInt8, to subject: UnsafeMutablePointer<UInt8>, at i: Int) throws(InterlockError) {
+    /// Checks one method byte, at `i` in the method.
+    @inline(__always) static func checkMethodByte(_ c: UInt8, at i: Int) throws(InterlockError) {
         // Upper-case letters first: every common method is made of them.
         guard c &- 0x41 < 26 || isTokenChar(c) else {
             throw InterlockError(.invalidArgument, "invalid character in method", offset: i)
         }
+    }
+
+    /// Checks one method byte and writes it at `i` in `subject`.
+    @inline(__always) static func copyMethodByte(_ c: UInt8, to subject: UnsafeMutablePointer<UInt8>, at i: Int) throws(InterlockError) {
+        try checkMethodByte(c, at: i)
         subject[i] = c
     }
 }

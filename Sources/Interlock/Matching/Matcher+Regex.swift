@@ -30,11 +30,13 @@ extension Matcher {
     }
 
     /// Runs a constraint on the segment from `start` to `end` alone: PCRE2's code (a match, no
-    /// match, or the error that stopped it).
+    /// match, or the error that stopped it, noted in `stoppedConstraint` for `stopped`).
     @inline(__always) private func constraintCode(_ c: ConstraintRef, from start: Int, to end: Int) -> Int32 {
-        c.jitted
+        let rc = c.jitted
             ? pcre2_jit_match_8(c.raw, subject + start, end - start, 0, 0, constraintData, constraintContext)
             : pcre2_match_8(c.raw, subject + start, end - start, 0, 0, constraintData, constraintContext)
+        if rc < 0 && rc != PCRE2_ERROR_NOMATCH { stoppedConstraint = (c.constraint, rc) }
+        return rc
     }
 
     /// Whether the segment from `start` to `end` matches constraint `c` (a dispatch node's entry).
@@ -42,7 +44,6 @@ extension Matcher {
         let rc = constraintCode(c, from: start, to: end)
         if rc >= 0 { return true }
         if rc == PCRE2_ERROR_NOMATCH { return false }
-        stoppedConstraint = (c.constraint, rc)
         throw stopped(rc)
     }
 
@@ -51,12 +52,9 @@ extension Matcher {
     /// unit's match with it, if the constraint stopped.
     fileprivate func constraintCallout(_ index: Int, at start: Int) -> Int32 {
         guard let table = runningConstraints else { return 1 }
-        let c = table[index]
-        let rc = constraintCode(c, from: start, to: segmentEnd(after: start - 1))
+        let rc = constraintCode(table[index], from: start, to: segmentEnd(after: start - 1))
         if rc >= 0 { return 0 }
-        if rc == PCRE2_ERROR_NOMATCH { return 1 }
-        stoppedConstraint = (c.constraint, rc)
-        return rc
+        return rc == PCRE2_ERROR_NOMATCH ? 1 : rc
     }
 
     func run(_ u: UnitRef, at p: Int) throws(InterlockError) -> Bool {

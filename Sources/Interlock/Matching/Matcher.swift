@@ -306,16 +306,7 @@ public final class Matcher {
                 UnsafeMutableRawPointer(subject).storeBytes(of: word, as: UInt64.self)
                 return length
             }
-            var i = 0
-            while true {
-                let c = method[i]
-                if c == 0 { break }
-                guard i < maximumMethodLength else { throw Matcher.badMethodLength(i + 1) }
-                try Matcher.copyMethodByte(c, to: subject, at: i)
-                i += 1
-            }
-            guard i > 0 else { throw Matcher.badMethodLength(0) }
-            return i
+            return try Matcher.uncommonMethod(method, copyingTo: subject)
         }
     }
 

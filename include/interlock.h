@@ -377,14 +377,14 @@ int ilk_match_new(ilk_match **out);
 void ilk_match_free(ilk_match *m);
 
 /**
- * Looks up `uri` (`uri_len` bytes, not necessarily NUL-terminated) under `method` (NUL-terminated,
- * or NULL for any method) and leaves the answer in `m`.
+ * Looks up `uri` (`uri_len` bytes, not necessarily NUL-terminated) under `method` (NUL-terminated;
+ * NULL or "" for any method, at every door) and leaves the answer in `m`.
  *
  * Returns ILK_OK if a route matched (read it with ilk_match_route_id and ilk_match_param*),
  * ILK_NOT_FOUND if none did, ILK_METHOD_NOT_ALLOWED if routes match only under other methods
  * (ilk_match_allowed_*), ILK_EURI for a malformed URI (bad escape, control byte, invalid UTF-8,
  * over 64 KiB; ilk_erroffset gives the byte offset in `uri`), ILK_EINVAL for a NULL argument or a
- * malformed method (empty, over 64 bytes, or holding a byte that is not an HTTP token character:
+ * malformed method (over 64 bytes, or holding a byte that is not an HTTP token character:
  * ilk_erroffset gives its offset in `method`; at most 65 bytes of `method` are read),
  * ILK_ELIMIT if a constraint ran past the router's match limit (ilk_router_set_match_limit).
  * A URI that is malformed is reported before a method that is (ILK_EURI, not ILK_EINVAL).
@@ -522,7 +522,7 @@ typedef struct ilk_match_batch_view {
  * leaves every answer in `batch` as ilk_router_match_many does. `uris` is as for
  * ilk_router_match_many. `methods` holds methods the same way, `methods_len` bytes in all, each
  * followed by a NUL byte: either one, the method of every URI, or exactly one per URI, in the
- * URIs' order. An empty method ("") accepts any method, as NULL does for ilk_router_match; so do a
+ * URIs' order. An empty method ("") accepts any method, as it does for ilk_router_match; so do a
  * NULL `methods` and a `methods_len` of 0.
  *
  * For hosts that pay for each call and each out-parameter (Python's ctypes), on ILK_OK *view (if
@@ -622,11 +622,13 @@ int ilk_filter_chain_redirect_to_route(ilk_filter_chain *chain, const char *name
 /** @{ */
 
 /**
- * Resolves `uri` (`uri_len` bytes) under `method` (NULL for any), stage by stage:
+ * Resolves `uri` (`uri_len` bytes) under `method` (NULL or "" for any), stage by stage:
  *   1. creation: parse, normalize, match, build the request (no route: it carries none);
  *   2. request interceptors: the route's scope, then the global ones (ILK_ABORT ends it: ILK_ABORTED);
  *   3. filters in order: continue, stop (ILK_STOPPED) or redirect (back to 1 for the new URI,
- *      same state; past the redirect limit: ILK_REDIRECT_LOOP);
+ *      same state; past the redirect limit: ILK_REDIRECT_LOOP); a filter that called
+ *      ilk_filter_chain_next and then stops or redirects ends the resolve as ILK_ECALLBACK
+ *      naming it (the destination already ran);
  *   4. the route's guard: refused ends as ILK_GUARDED and keeps the URI as the pending link;
  *   5. the destination: the route's, or the default one when no route matched;
  *   6. response interceptors: the global ones, then the route's (ILK_ABORT: ILK_ABORTED; ILK_RETRY:
@@ -700,6 +702,9 @@ int ilk_request_metadata_at(const ilk_request *request, size_t i, const char **k
 int ilk_request_set_metadata(ilk_request *request, const char *key, const char *value);
 /** Sets parameter `name` to `value` (copied; added at the end if unbound). ILK_OK or ILK_EINVAL. */
 int ilk_request_set_param(ilk_request *request, const char *name, const char *value);
+/** Removes parameter `name`, so later callbacks and the destination no longer see it. ILK_OK
+ *  (also when it was not bound) or ILK_EINVAL. */
+int ilk_request_remove_param(ilk_request *request, const char *name);
 /**
  * The value of state `key`, or NULL. The state is one map per resolve, shared by every
  * interceptor, filter, guard and destination of that resolve across its redirects and retries.
@@ -733,7 +738,7 @@ int ilk_response_clear_headers(ilk_response *response);
  * The whole response in one copy, for hosts where every call costs (Python's ctypes): `out` then
  * holds, one after the other,
  *   uint64_t text_len;        in the machine's byte order
- *   char     text[text_len];  NUL-separated: the status (decimal, '-' first if negative), the
+ *   char     text[text_len];  NUL-separated: the status (decimal), the
  *                             number of headers (decimal), then each header's name and value
  *   char     body[];          the body: the rest of the copy
  * *needed (may be NULL) is set to that size, 8 + text_len + the body's length, for any response
@@ -743,7 +748,7 @@ int ilk_response_clear_headers(ilk_response *response);
  */
 int ilk_response_copy(const ilk_response *response, void *out, size_t out_len, size_t *needed);
 
-/** Sets the status (200 unless set). */
+/** Sets the status (200 unless set). ILK_OK, or ILK_EINVAL for a status outside 100...599. */
 int ilk_response_set_status(ilk_response *response, int status);
 /** Sets the body to `len` bytes at `body` (`body` may be NULL when `len` is 0). */
 int ilk_response_set_body(ilk_response *response, const void *body, size_t len);
@@ -764,7 +769,13 @@ int ilk_result_status(const ilk_result *result);
 const ilk_request *ilk_result_request(const ilk_result *result);
 /** The matched route's id, or 0. */
 uint32_t ilk_result_route_id(const ilk_result *result);
-/** The response status (200 unless the destination set another; 0 for a NULL result). */
+/**
+ * The response status (0 for a NULL result): the destination's (200 unless it set another);
+ * 404 when no route matched and no default destination ran; 405 when the path matched under
+ * other methods only (the response carries an `Allow` header listing them); the last attempt's
+ * after ILK_RETRY_LIMIT; 200 with an empty body after a stop, a guard's refusal, an abort, a
+ * redirect loop or a callback error.
+ */
 int ilk_result_response_status(const ilk_result *result);
 /** The response body and, if `len` is not NULL, its length. Never NULL for a valid result. */
 const void *ilk_result_body(const ilk_result *result, size_t *len);

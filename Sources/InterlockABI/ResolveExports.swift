@@ -112,6 +112,9 @@ public func ilk_response_copy(
 @_cdecl("ilk_response_set_status")
 public func ilk_response_set_status(_ r: OpaquePointer?, _ status: Int32) -> Int32 {
     guard let r else { return invalid("response is NULL") }
+    guard Response.validStatuses.contains(Int(status)) else {
+        return invalid("status \(status) is outside \(Response.validStatuses.lowerBound)...\(Response.validStatuses.upperBound)")
+    }
     return withHandle(r, as: ResponseHandle.self) { h in
         h.response.status = Int(status)
         return ILK_OK
@@ -231,11 +234,19 @@ public func ilk_request_set_param(_ r: OpaquePointer?, _ name: UnsafePointer<CCh
     guard let h = request(r) else { return invalid("request is NULL") }
     return checked { () throws(InterlockError) in
         guard let name = try text(name, "name"), let value = try text(value, "value") else { return invalid("name or value is NULL") }
-        if let i = h.request.parameters.firstIndex(where: { $0.name == name }) {
-            h.request.parameters[i].value = value
-        } else {
-            h.request.parameters.append((name, value))
-        }
+        h.request[parameter: name] = value
+        h.parametersChanged()
+        return ILK_OK
+    }
+}
+
+@_cdecl("ilk_request_remove_param")
+public func ilk_request_remove_param(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> Int32 {
+    guard let h = request(r) else { return invalid("request is NULL") }
+    return checked { () throws(InterlockError) in
+        guard let name = try text(name, "name") else { return invalid("name is NULL") }
+        guard h.request[parameter: name] != nil else { return ILK_OK }
+        h.request[parameter: name] = nil
         h.parametersChanged()
         return ILK_OK
     }

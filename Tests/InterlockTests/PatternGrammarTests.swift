@@ -79,7 +79,10 @@ struct PatternGrammarTests {
 
     /// (pattern, offset, words the message must contain)
     static let malformed: [(String, Int, String)] = [
-        ("/a/(b", 3, "empty segment"),
+        ("/a/(b", 3, "inside its parentheses"),
+        ("/a/(b)", 3, "inside its parentheses"),
+        ("/sp ace", 3, "space in pattern path"),
+        ("app://x/a b", 9, "space in pattern path"),
         ("/a(b)", 2, "must begin with '/'"),
         ("/a(/b", 2, "unbalanced '('"),
         ("/a/b)", 4, "unbalanced ')'"),

@@ -74,6 +74,71 @@ struct ResolveTests {
         #expect(quiet.status == .ok && quiet.request.route?.pattern.source == "/quiet")
     }
 
+    /// The response says what happened: 404 when nothing ran, 405 with an `Allow` header, and
+    /// after too many retries the last attempt's response (each was an empty 200 before).
+    @Test func responsesSayWhatHappened() throws {
+        let r = Router()
+        try r.addRoute("GET /m") { _, _ in }
+        try r.addRoute("PUT /m") { _, _ in }
+        let wrong = try r.resolve("/m", method: "POST")
+        #expect(wrong.status == .methodNotAllowed(allowed: ["GET", "PUT"]))
+        #expect(wrong.response.status == 405)
+        #expect(wrong.response.headers.map { "\($0.name): \($0.value)" } == ["Allow: GET, PUT"])
+        #expect(try r.resolve("/none").response.status == 404)
+        let id = try r.addRoute("/busy") { _, response in response.status = 503 }
+        try r.addResponseInterceptor(ResponseInterceptor(name: "again") { _, _ in .retry }, route: id)
+        let retried = try r.resolve("/busy")
+        #expect(retried.status == .retryLimit && retried.response.status == 503)
+    }
+
+    /// A status outside 100...599 left by a Swift callback ends the resolve with an error naming
+    /// it (the C and Python doors refuse it when it is set).
+    @Test func statusesOutsideTheirRangeAreErrors() throws {
+        let r = Router()
+        try r.addRoute("/low") { _, response in response.status = 99 }
+        try r.addRoute("/high") { _, response in response.status = 1_000_000 }
+        try r.addRoute("/edge") { _, response in response.status = 599 }
+        #expect(try r.resolve("/low").status == .error("response status 99 is outside 100...599"))
+        #expect(try r.resolve("/high").status == .error("response status 1000000 is outside 100...599"))
+        #expect(try r.resolve("/edge").response.status == 599)
+    }
+
+    /// A filter decides once: calling `next` and then stopping or redirecting is an error naming
+    /// it (with stop the result said "stopped" though the destination ran; with a redirect both
+    /// destinations ran).
+    @Test func aFilterThatCalledNextCannotStopOrRedirect() throws {
+        let r = Router()
+        let ran = Log()
+        try r.addRoute("/a") { _, _ in ran.add("a") }
+        try r.addRoute("/b", name: "b") { _, _ in ran.add("b") }
+        r.addFilter(Filter(name: "late") { request, chain in
+            _ = try chain.next(request)
+            return request.path == "/a" ? .stop : .redirect("/b")
+        })
+        let stopped = try r.resolve("/a")
+        #expect(stopped.status == .error("filter 'late' called next and then returned stop; a filter that calls next must return what it gave"))
+        let redirected = try r.resolve("/c")
+        #expect(redirected.status == .error("filter 'late' called next and then returned redirect; a filter that calls next must return what it gave"))
+        #expect(redirected.redirects.isEmpty && ran.all == ["a"])
+    }
+
+    /// Setting a parameter to nil removes it: the destination no longer sees it.
+    @Test func removedParametersDoNotReachTheDestination() throws {
+        let r = Router()
+        let seen = Log()
+        try r.addRoute("/p/:a/:b") { request, _ in
+            seen.add(request.parameters.map { "\($0.name)=\($0.value)" }.joined(separator: ","))
+        }
+        try r.addRequestInterceptor(RequestInterceptor(name: "unset") { request in
+            request[parameter: "a"] = nil
+            request[parameter: "c"] = "3"
+            request[parameter: "b"] = "two"
+            return .proceed
+        })
+        _ = try r.resolve("/p/1/2")
+        #expect(seen.all == ["b=two,c=3"])
+    }
+
     @Test func destinationErrorsEndTheResolveAndTheRouterStaysUsable() throws {
         let r = Router()
         try r.addRoute("/fail") { _, _ in throw Failure() }
@@ -96,7 +161,9 @@ struct ResolveTests {
         try r.addRoute("GET /a") { _, response in response.status = 200 }
         let bad = caught { () throws(InterlockError) in try r.resolve("/a", method: "GE T") }
         #expect(bad?.code == .invalidArgument && bad?.offset == 2)
-        #expect(caught { () throws(InterlockError) in try r.resolve("/a", method: "") }?.message == "method is empty")
+        // "" is any method at every door, as nil is (the batch's methods cannot say nil).
+        let empty = try r.resolve("/a", method: "")
+        #expect(empty.status == .ok && empty.request.method == nil)
         let long = String(repeating: "X", count: maximumMethodLength + 1)
         #expect(caught { () throws(InterlockError) in try r.resolve("/a", method: long) }?.message
                 == "method is longer than \(maximumMethodLength) bytes")

@@ -627,6 +627,113 @@ static void test_ill_formed_utf8(void) {
   ilk_router_free(r);
 }
 
+/* A filter that calls next and then stops or redirects: the destination already ran, so the
+ * resolve is an error naming the filter, not ILK_STOPPED (or a second destination). */
+static int filter_next_then_stop(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  ilk_filter_chain_next(chain, req);
+  return ILK_STOP;
+}
+static int filter_next_then_redirect(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  ilk_filter_chain_next(chain, req);
+  ilk_filter_chain_redirect(chain, "/b");
+  return ILK_REDIRECT;
+}
+static void test_filter_decides_once(void) {
+  ilk_router *r;
+  ilk_result *res;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_route(r, "/b", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "late-stop", filter_next_then_stop, NULL, NULL);
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
+  CHECK(strstr(ilk_result_error(res), "late-stop") != NULL);
+  CHECK(strstr(ilk_result_error(res), "returned stop") != NULL);
+  ilk_result_free(res);
+  ilk_router_free(r);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_route(r, "/b", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "late-redirect", filter_next_then_redirect, NULL, NULL);
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
+  CHECK(strstr(ilk_result_error(res), "late-redirect") != NULL);
+  CHECK_EQ_STR(order, "dest ");                       /* one destination, not two */
+  CHECK_EQ_INT(ilk_result_redirect_count(res), 0);
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
+/* Removing a parameter reaches the destination; setting one replaces or adds. */
+static int filter_unset(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  if (ilk_request_remove_param(req, "a") != ILK_OK) return -1;
+  if (ilk_request_remove_param(req, "never-bound") != ILK_OK) return -1;
+  if (ilk_request_param(req, "a") != NULL) return -1;
+  return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
+}
+static int dest_params(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)res; (void)userdata;
+  char buf[64];
+  snprintf(buf, sizeof buf, "%zu:%s:%s", ilk_request_param_count(req),
+           ilk_request_param(req, "a") ? ilk_request_param(req, "a") : "-", ilk_request_param(req, "b"));
+  mark(buf);
+  return ILK_OK;
+}
+static void test_remove_param(void) {
+  ilk_router *r;
+  ilk_result *res;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/p/:a/:b", dest_params, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "unset", filter_unset, NULL, NULL);
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/p/1/2", &res), ILK_OK);
+  CHECK_EQ_STR(order, "1:-:2 ");
+  ilk_result_free(res);
+  ilk_router_free(r);
+  CHECK_EQ_INT(ilk_request_remove_param(NULL, "a"), ILK_EINVAL);
+}
+
+/* The result's response says what happened: 404, 405 with Allow, the last attempt's response. */
+static int dest_status(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)req; (void)userdata;
+  CHECK_EQ_INT(ilk_response_set_status(res, 99), ILK_EINVAL);
+  CHECK(strstr(ilk_errmsg(), "outside 100...599") != NULL);
+  CHECK_EQ_INT(ilk_response_set_status(res, 600), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_response_set_status(res, -1), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_response_set_status(res, 599), ILK_OK);
+  return ilk_response_set_status(res, 503);
+}
+static void test_answer_responses(void) {
+  ilk_router *r;
+  ilk_result *res;
+  ilk_interceptor *i;
+  const char *name, *value;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "GET /m", NULL, NULL, NULL, NULL);
+  ilk_router_add_route(r, "PUT /m", NULL, NULL, NULL, NULL);
+  ilk_router_add_route(r, "/again", dest_status, NULL, NULL, NULL);
+  CHECK_EQ_INT(resolve(r, "POST", "/m", &res), ILK_METHOD_NOT_ALLOWED);
+  CHECK_EQ_INT(ilk_result_response_status(res), 405);
+  CHECK_EQ_INT((int)ilk_result_header_count(res), 1);
+  CHECK_EQ_INT(ilk_result_header_at(res, 0, &name, &value), ILK_OK);
+  CHECK_EQ_STR(name, "Allow");
+  CHECK_EQ_STR(value, "GET, PUT");
+  ilk_result_free(res);
+  CHECK_EQ_INT(resolve(r, NULL, "/none", &res), ILK_NOT_FOUND);
+  CHECK_EQ_INT(ilk_result_response_status(res), 404);
+  ilk_result_free(res);
+  ilk_interceptor_new_response(&i, "again", res_retry, NULL, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  CHECK_EQ_INT(resolve(r, NULL, "/again", &res), ILK_RETRY_LIMIT);
+  CHECK_EQ_INT(ilk_result_response_status(res), 503);
+  ilk_result_free(res);
+  ilk_router_free(r);
+  CHECK_EQ_INT(ilk_response_set_status(NULL, 200), ILK_EINVAL);
+}
+
 int main(void) {
   test_order();
   test_filter_changes_request();
@@ -639,5 +746,8 @@ int main(void) {
   test_null_arguments();
   test_result_outlives_router();
   test_ill_formed_utf8();
+  test_filter_decides_once();
+  test_remove_param();
+  test_answer_responses();
   return check_summary("test_pipeline");
 }

@@ -50,8 +50,8 @@ extension Matcher {
 
     /// Checks a NUL-terminated method other than the common ones byte by byte, writing it at
     /// `subject` if one is given (the lookup's copy; nil only checks).
-    /// - Returns: The method's length in bytes.
-    /// - Throws: `.invalidArgument` for an empty or too long method, or a byte that is no token
+    /// - Returns: The method's length in bytes: 0 for "", which, as nil, is any method.
+    /// - Throws: `.invalidArgument` for a too long method, or a byte that is no token
     ///   character (with its offset). At most `maximumMethodLength` + 1 bytes are read.
     @inline(__always) static func uncommonMethod(
         _ method: UnsafePointer<UInt8>, copyingTo subject: UnsafeMutablePointer<UInt8>?
@@ -60,18 +60,17 @@ extension Matcher {
         while true {
             let c = method[i]
             if c == 0 { break }
-            guard i < maximumMethodLength else { throw badMethodLength(i + 1) }
+            guard i < maximumMethodLength else { throw methodTooLong() }
             try checkMethodByte(c, at: i)
             subject?[i] = c
             i += 1
         }
-        guard i > 0 else { throw badMethodLength(0) }
         return i
     }
 
-    /// The error for a method of `length` bytes: empty, or longer than any method may be.
-    static func badMethodLength(_ length: Int) -> InterlockError {
-        InterlockError(.invalidArgument, length == 0 ? "method is empty" : "method is longer than \(maximumMethodLength) bytes")
+    /// The error for a method longer than any method may be.
+    static func methodTooLong() -> InterlockError {
+        InterlockError(.invalidArgument, "method is longer than \(maximumMethodLength) bytes")
     }
 
     /// Checks one method byte, at `i` in the method.

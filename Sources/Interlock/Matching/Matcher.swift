@@ -261,7 +261,7 @@ public final class Matcher {
     /// - Parameters:
     ///   - router: The route table to look in.
     ///   - method: The request's method as bytes (an HTTP token of at most
-    ///     ``maximumMethodLength`` bytes), or nil for any method.
+    ///     ``maximumMethodLength`` bytes), or nil (or empty) for any method.
     ///   - uri: The URI's bytes: an absolute URI, an absolute path or a relative path, at most
     ///     ``maximumURILength`` bytes.
     /// - Returns: Whether a route matched; the answer's details stay on the matcher until its next
@@ -274,8 +274,8 @@ public final class Matcher {
             return .matched
         }
         return try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
-            guard let method else { return 0 }
-            guard !method.isEmpty, method.count <= maximumMethodLength else { throw Matcher.badMethodLength(method.count) }
+            guard let method, !method.isEmpty else { return 0 }     // "" is any method, as nil
+            guard method.count <= maximumMethodLength else { throw Matcher.methodTooLong() }
             var i = 0
             while i < method.count {
                 try Matcher.copyMethodByte(method[i], to: subject, at: i)
@@ -291,7 +291,8 @@ public final class Matcher {
     /// - Parameters:
     ///   - router: The route table to look in.
     ///   - method: The request's method, NUL-terminated (at most ``maximumMethodLength`` bytes
-    ///     before the NUL, and no more than one byte past them is read), or nil for any method.
+    ///     before the NUL, and no more than one byte past them is read), or nil (or "") for any
+    ///     method.
     ///   - uri: The URI's bytes, as for ``match(_:method:uri:)``.
     /// - Returns: Whether a route matched, as ``match(_:method:uri:)`` returns.
     /// - Throws: ``InterlockError``, as ``match(_:method:uri:)`` throws.

@@ -51,6 +51,10 @@ struct PatternParser {
         var method: String? = nil
         if let space = bytes.firstIndex(of: 0x20) {
             guard space > 0 else { throw fail("pattern begins with a space", 0) }
+            // "/sp ace" or "app://x y": a space in what is a path, not after a method.
+            if bytes[0] == slash || bytes[0..<space].contains(slash) {
+                throw fail("space in pattern path (write it as %20)", space)
+            }
             for i in 0..<space where !isTokenChar(bytes[i]) {
                 throw fail("invalid character in method", i)
             }
@@ -138,6 +142,10 @@ struct PatternParser {
                     }
                     if pos >= bytes.count || bytes[pos] == 0x28 || bytes[pos] == 0x29 {
                         if items.isEmpty && closing == nil { continue }   // root, or root then an optional part
+                    }
+                    if pos < bytes.count, bytes[pos] == 0x28, pos > 0, bytes[pos - 1] == slash {
+                        // "/a/(b)": the slash belongs inside the parentheses.
+                        throw fail("an optional part must begin with '/' inside its parentheses: write '(/…)', not '/(…)'", pos)
                     }
                     throw fail("empty segment", segmentStart)
                 }

@@ -107,8 +107,9 @@ final class PipelineRun: @unchecked Sendable {
 
     deinit { methodBytes.deallocate() }
 
-    /// Starts a resolve with `method`.
+    /// Starts a resolve with `method` ("" is any method, as nil: the request says nil).
     func begin(method: String?) {
+        let method = method?.isEmpty == true ? nil : method
         self.method = method
         methodLength = -1
         if var method {
@@ -240,7 +241,7 @@ final class PipelineRun: @unchecked Sendable {
                 retries += 1
                 if retries > global.retryLimit {
                     log.ran(.retry, uri: request.uri, "refused: more than \(global.retryLimit) retries")
-                    return (.done(.retryLimit), request, Response())
+                    return (.done(.retryLimit), request, downstream.response)
                 }
                 log.ran(.retry, uri: request.uri, "attempt \(retries + 1)")
             }
@@ -284,6 +285,14 @@ final class PipelineRun: @unchecked Sendable {
             log.ran(.filter, .filter(index), "error: \(message(error))")
             throw error
         }
+        if case .proceed(let downstream) = result { return downstream }
+        // Stopping or redirecting after `next` would end a request whose destination already ran.
+        if hasCalledNext(index) {
+            let decision = if case .stop = result { "stop" } else { "redirect" }
+            log.ran(.filter, .filter(index), "error: \(decision) after next")
+            throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next and then returned \(decision); "
+                                 + "a filter that calls next must return what it gave")
+        }
         switch result {
         case .proceed(let downstream):
             return downstream
@@ -311,20 +320,21 @@ final class PipelineRun: @unchecked Sendable {
         guard attempt == self.attempt, pass != nil else {
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next after its request was resolved; nothing ran")
         }
-        let already: Bool
+        if hasCalledNext(index) {
+            throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next twice; the rest of the chain ran once")
+        }
         if index < 64 {
-            already = calledNext & (1 << UInt64(index)) != 0
             calledNext |= 1 << UInt64(index)
         } else {
-            var beyond = calledNextBeyond64 ?? []
-            already = !beyond.insert(index).inserted
-            calledNextBeyond64 = beyond
-        }
-        if already {
-            throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next twice; the rest of the chain ran once")
+            calledNextBeyond64 = (calledNextBeyond64 ?? []).union([index])
         }
         log.ran(.filter, .filter(index), .proceed)
         return try filter(index + 1, request)
+    }
+
+    /// Whether filter `index` called `next` in the running attempt.
+    private func hasCalledNext(_ index: Int) -> Bool {
+        index < 64 ? calledNext & (1 << UInt64(index)) != 0 : calledNextBeyond64?.contains(index) == true
     }
 
     /// Stages 4 to 6: guard, destination, response interceptors. Reached only from a filter of
@@ -361,17 +371,22 @@ final class PipelineRun: @unchecked Sendable {
             }
             try run(parts.destination, request, &response, named)
         } else if let allowed = pass!.allowed {
-            return Downstream(outcome: .methodNotAllowed(allowed: allowed), response: Response())
+            return Downstream(outcome: .methodNotAllowed(allowed: allowed), response: .methodNotAllowed(allowed))
         } else if global.defaultDestination != nil {
             try run(global.defaultDestination, request, &response, named)
         } else {
-            return Downstream(outcome: .notFound, response: Response())
+            return Downstream(outcome: .notFound, response: .notFound)
         }
         // The global response interceptors first, then the route's scope.
         var retry = false
         if let aborted = try globalRef._withUnsafeGuaranteedRef({ try intercept(&response, request, $0.responseLeaves, named: nil, retry: &retry) })
             ?? intercept(&response, request, parts.responseLeaves, named: parts.names, retry: &retry) {
             return Downstream(outcome: .aborted(aborted), response: Response())
+        }
+        // The C and Python doors refuse such a status when it is set; a Swift callback's is caught here.
+        guard Response.validStatuses.contains(response.status) else {
+            throw InterlockError(.callback, "response status \(response.status) is outside "
+                                 + "\(Response.validStatuses.lowerBound)...\(Response.validStatuses.upperBound)")
         }
         return Downstream(outcome: retry ? .retry : .completed, response: response)
     }

@@ -274,12 +274,22 @@ public struct Request: @unchecked Sendable {
         set { unique.header.assignedState = newValue }
     }
 
-    /// The value of the named parameter, if bound.
+    /// The value of the named parameter, if bound; setting a value replaces the parameter's (or
+    /// adds it at the end), setting nil removes it, so the destination no longer sees it.
     ///
     /// - Parameter name: The parameter's name, as written in the pattern.
     /// - Returns: Its decoded value, or nil if the request has no such parameter.
     public subscript(parameter name: String) -> String? {
-        parameters.first { $0.name == name }?.value
+        get { parameters.first { $0.name == name }?.value }
+        set {
+            let i = parameters.firstIndex { $0.name == name }
+            switch (i, newValue) {
+            case let (i?, value?): parameters[i].value = value
+            case let (nil, value?): parameters.append((name, value))
+            case let (i?, nil): parameters.remove(at: i)
+            case (nil, nil): break
+            }
+        }
     }
 }
 
@@ -289,8 +299,11 @@ private let stateLocks = InlineArray<16, Mutex<Void>> { _ in Mutex(()) }
 
 /// What a destination produces: a status (200 unless set), a body and headers.
 public struct Response: Sendable {
-    /// The status, 200 by default.
+    /// The status, 200 by default. The C and Python doors refuse one outside ``validStatuses``
+    /// when it is set; a resolve whose callbacks leave one ends with ``ResolveStatus/error(_:)``.
     public var status: Int = 200
+    /// The statuses a response may have: the three-digit HTTP statuses, 100 to 599.
+    public static let validStatuses: ClosedRange<Int> = 100...599
     /// The body bytes.
     public var body: [UInt8] = []
     /// Headers in the order added.
@@ -298,6 +311,22 @@ public struct Response: Sendable {
 
     /// An empty 200 response.
     public init() {}
+
+    /// What a resolve answers when no route matched and no default destination ran: 404.
+    static var notFound: Response {
+        var r = Response()
+        r.status = 404
+        return r
+    }
+
+    /// What a resolve answers when routes match the path under other methods only: 405, with
+    /// an `Allow` header listing them.
+    static func methodNotAllowed(_ allowed: [String]) -> Response {
+        var r = Response()
+        r.status = 405
+        r.addHeader("Allow", allowed.joined(separator: ", "))
+        return r
+    }
 
     /// Adds a header.
     ///
@@ -340,7 +369,10 @@ public struct Resolution: Sendable {
     public var status: ResolveStatus
     /// The request as the pipeline last saw it.
     public var request: Request
-    /// The response (empty 200 unless a destination ran; empty after an abort).
+    /// The response: the destination's; 404 when nothing matched and no default destination
+    /// ran; 405 with an `Allow` header when the path matched under other methods only; the
+    /// last attempt's after too many retries; empty (200) after a stop, a guard's refusal, an
+    /// abort, a redirect loop or an error.
     public var response: Response
     /// The URIs redirected to, in order.
     public var redirects: [String] = []

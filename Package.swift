@@ -24,7 +24,10 @@ let package = Package(
         // The shipped library's SONAME and export list (interlock.map) are the build's that makes
         // it (CMakeLists.txt), not flags here: a package with unsafe flags cannot be depended on
         // by version.
-        .target(name: "InterlockABI", dependencies: ["Interlock"], exclude: ["interlock.map"]),
+        // The header, include/interlock.h, as a Swift module: the codes, flags and layouts the
+        // ABI layer uses are the header's own.
+        .systemLibrary(name: "CInterlock"),
+        .target(name: "InterlockABI", dependencies: ["Interlock", "CInterlock"], exclude: ["interlock.map"]),
         .testTarget(name: "InterlockTests", dependencies: ["Interlock"]),
     ]
 )

@@ -1,3 +1,4 @@
+import CInterlock
 import Interlock
 
 // Many lookups in one call: for hosts where each call into the library costs (Python's ctypes).
@@ -206,7 +207,7 @@ private func matchAll(
                 }
             }
             error.description.withCString { b.appendText($0, strlen($0)) }
-            b.append(status: error.code.rawValue, routeID: 0)
+            b.append(status: status(error.code), routeID: 0)
         }
     }
     if let nextMethod, nextMethod != methodsEnd { return wrongMethodCount() }
@@ -237,7 +238,7 @@ public func ilk_router_match_many(
 @_cdecl("ilk_router_match_requests")
 public func ilk_router_match_requests(
     _ router: OpaquePointer?, _ methods: UnsafePointer<CChar>?, _ methodsGiven: UInt,
-    _ uris: UnsafePointer<CChar>?, _ urisGiven: UInt, _ batch: OpaquePointer?, _ view: UnsafeMutableRawPointer?
+    _ uris: UnsafePointer<CChar>?, _ urisGiven: UInt, _ batch: OpaquePointer?, _ view: UnsafeMutablePointer<ilk_match_batch_view>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let b = handle(batch, as: BatchHandle.self) else { return invalid("batch is NULL") }
@@ -255,11 +256,7 @@ public func ilk_router_match_requests(
     }
     let status = matchAll(r, given, uris, urisLength, b)
     if status == ILK_OK, let view {
-        // ilk_match_batch_view's fields, in the header's order: count, first_error, data, size.
-        view.storeBytes(of: b.count, toByteOffset: 0, as: Int.self)
-        view.storeBytes(of: b.firstError, toByteOffset: 8, as: Int.self)
-        view.storeBytes(of: b.image(), toByteOffset: 16, as: UnsafeRawPointer.self)
-        view.storeBytes(of: b.size, toByteOffset: 24, as: Int.self)
+        view.pointee = ilk_match_batch_view(count: b.count, first_error: b.firstError, data: b.image(), size: b.size)
     }
     return status
 }

@@ -1,4 +1,5 @@
 import Glibc
+import CInterlock
 import Interlock
 
 // The last error of each thread, for ilk_errmsg and ilk_erroffset.
@@ -38,7 +39,21 @@ func fail(_ error: InterlockError) -> Int32 {
     s.set(error.message)
     s.hasOffset = error.offset != nil
     s.offset = error.offset ?? 0
-    return error.code.rawValue
+    return status(error.code)
+}
+
+/// The header's status code for an error's kind.
+func status(_ code: ErrorCode) -> Int32 {
+    switch code {
+    case .invalidArgument: ILK_EINVAL
+    case .pattern: ILK_EPATTERN
+    case .conflict: ILK_ECONFLICT
+    case .uri: ILK_EURI
+    case .noMemory: ILK_ENOMEM
+    case .limit: ILK_ELIMIT
+    case .unknownRoute: ILK_ENOROUTE
+    case .callback: ILK_ECALLBACK
+    }
 }
 
 /// Records an invalid-argument error naming the argument.
@@ -46,10 +61,6 @@ func invalid(_ what: String) -> Int32 {
     fail(InterlockError(.invalidArgument, what))
 }
 
-let ILK_OK: Int32 = 0
-let ILK_NOT_FOUND: Int32 = 1
-let ILK_METHOD_NOT_ALLOWED: Int32 = 2
-let ILK_ECALLBACK: Int32 = ErrorCode.callback.rawValue
 
 // C's size_t arrives as UInt; the library counts in Int. No array or buffer holds more than
 // Int.max elements, so a larger size_t is either a capacity (room enough) or a mistake.

@@ -1,3 +1,4 @@
+import CInterlock
 import Interlock
 
 // The C entry points declared in include/interlock.h. Each converts its arguments, calls the
@@ -20,7 +21,7 @@ public func ilk_errmsg() -> UnsafePointer<CChar> { UnsafePointer(errorState().me
 @_cdecl("ilk_erroffset")
 public func ilk_erroffset() -> UInt {
     let s = errorState()
-    return s.hasOffset ? UInt(s.offset) : UInt.max
+    return s.hasOffset ? UInt(s.offset) : UInt(bitPattern: ILK_NO_OFFSET)
 }
 
 @_cdecl("ilk_errstr")
@@ -56,9 +57,12 @@ public func ilk_errstr(_ code: Int32) -> UnsafePointer<CChar> {
 public func ilk_router_new(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ flags: UInt32) -> Int32 {
     guard let out else { return invalid("out is NULL") }
     out.pointee = nil
-    let known = RouterOptions.caseInsensitive.rawValue | RouterOptions.strictSlash.rawValue
+    let known = ILK_CASE_INSENSITIVE | ILK_STRICT_SLASH
     guard flags & ~known == 0 else { return invalid("unknown router flag 0x\(String(flags & ~known, radix: 16))") }
-    out.pointee = retained(RouterHandle(Router(options: RouterOptions(rawValue: flags))))
+    var options: RouterOptions = []
+    if flags & ILK_CASE_INSENSITIVE != 0 { options.insert(.caseInsensitive) }
+    if flags & ILK_STRICT_SLASH != 0 { options.insert(.strictSlash) }
+    out.pointee = retained(RouterHandle(Router(options: options)))
     return ILK_OK
 }
 
@@ -69,24 +73,24 @@ public func ilk_router_free(_ router: OpaquePointer?) {
 
 @_cdecl("ilk_router_add_route")
 public func ilk_router_add_route(
-    _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ destination: DestinationFn?,
-    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ routeID: UnsafeMutablePointer<UInt32>?
+    _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ destination: ilk_destination_fn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?, _ routeID: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
     addRoute(router, pattern, nil, destination, userdata, freeFn, routeID)
 }
 
 @_cdecl("ilk_router_add_named_route")
 public func ilk_router_add_named_route(
-    _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ destination: DestinationFn?,
-    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ routeID: UnsafeMutablePointer<UInt32>?
+    _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ destination: ilk_destination_fn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?, _ routeID: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
     guard name != nil else { return invalid("name is NULL") }
     return addRoute(router, pattern, name, destination, userdata, freeFn, routeID)
 }
 
 private func addRoute(
-    _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ destination: DestinationFn?,
-    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ routeID: UnsafeMutablePointer<UInt32>?
+    _ router: OpaquePointer?, _ pattern: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ destination: ilk_destination_fn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?, _ routeID: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     do {
@@ -105,7 +109,7 @@ private func addRoute(
 
 @_cdecl("ilk_router_set_default")
 public func ilk_router_set_default(
-    _ router: OpaquePointer?, _ destination: DestinationFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+    _ router: OpaquePointer?, _ destination: ilk_destination_fn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     // The destination holds its userdata's owner: a resolve running the one replaced keeps it

@@ -1,15 +1,8 @@
+import CInterlock
 import Interlock
 
 // The pipeline's C entry points: filters, guards, interceptors, limits, the pending link, URL
 // generation. Each wraps a C callback as the Swift closure the core expects; the core runs them.
-
-public typealias FilterFn = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
-public typealias GuardFn = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
-public typealias RequestInterceptorFn = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
-public typealias ResponseInterceptorFn = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
-public typealias LogFn = @convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
-
-let ILK_CONTINUE: Int32 = 0, ILK_STOP: Int32 = 1, ILK_REDIRECT: Int32 = 2, ILK_ABORT: Int32 = 3, ILK_RETRY: Int32 = 4
 
 /// An interceptor handle: one kind or the other.
 final class InterceptorHandle {
@@ -62,7 +55,7 @@ private func parameters(_ names: UnsafePointer<UnsafePointer<CChar>?>?, _ values
 
 @_cdecl("ilk_router_add_filter")
 public func ilk_router_add_filter(
-    _ router: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ fn: FilterFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+    _ router: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ fn: ilk_filter_fn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let fn else { return invalid("filter is NULL") }
@@ -113,11 +106,11 @@ private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
         case .completed: ILK_OK
         case .notFound: ILK_NOT_FOUND
         case .methodNotAllowed: ILK_METHOD_NOT_ALLOWED
-        case .stopped: 3
-        case .guarded: 4
-        case .aborted: 5
-        case .redirect: 8
-        case .retry: 9
+        case .stopped: ILK_STOPPED
+        case .guarded: ILK_GUARDED
+        case .aborted: ILK_ABORTED
+        case .redirect: ILK_REDIRECTED
+        case .retry: ILK_RETRYING
         }
         ch.downstream = consume d
         if ch.response != nil { ch.response = nil }
@@ -162,7 +155,7 @@ public func ilk_filter_chain_redirect_to_route(
 
 @_cdecl("ilk_router_set_guard")
 public func ilk_router_set_guard(
-    _ router: OpaquePointer?, _ routeID: UInt32, _ fn: GuardFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+    _ router: OpaquePointer?, _ routeID: UInt32, _ fn: ilk_guard_fn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     // Checked first so that a refused call leaves the userdata with the caller; routes are never
@@ -188,7 +181,7 @@ public func ilk_router_set_guard(
 /// userdata (freed once, when the last holder goes) and the label; `make` builds the interceptor.
 private func newInterceptor<Function>(
     _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: Function?,
-    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?, _ make: (Function, String, Userdata) -> InterceptorHandle.Kind
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?, _ make: (Function, String, Userdata) -> InterceptorHandle.Kind
 ) -> Int32 {
     guard let out else { return invalid("out is NULL") }
     out.pointee = nil
@@ -202,8 +195,8 @@ private func newInterceptor<Function>(
 
 @_cdecl("ilk_interceptor_new_request")
 public func ilk_interceptor_new_request(
-    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: RequestInterceptorFn?,
-    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: ilk_request_interceptor_fn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
         .request(RequestInterceptor(name: label) { [pools = handlePools] request in
@@ -222,8 +215,8 @@ public func ilk_interceptor_new_request(
 
 @_cdecl("ilk_interceptor_new_response")
 public func ilk_interceptor_new_response(
-    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: ResponseInterceptorFn?,
-    _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ name: UnsafePointer<CChar>?, _ fn: ilk_response_interceptor_fn?,
+    _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
         .response(ResponseInterceptor(name: label) { [pools = handlePools] response, request in try pools.with { pool in try pool.lending(request) { req in
@@ -282,7 +275,7 @@ public func ilk_interceptor_chain_in_order(
 @_cdecl("ilk_interceptor_new_logging")
 public func ilk_interceptor_new_logging(
     _ requestSide: UnsafeMutablePointer<OpaquePointer?>?, _ responseSide: UnsafeMutablePointer<OpaquePointer?>?,
-    _ fn: LogFn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: FreeFn?
+    _ fn: ilk_log_fn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     guard let requestSide, let responseSide else { return invalid("an out-pointer is NULL") }
     let ud = Userdata(userdata, free: freeFn)

@@ -1,3 +1,4 @@
+import CInterlock
 import Interlock
 
 // MARK: Resolving

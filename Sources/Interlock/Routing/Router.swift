@@ -2,16 +2,16 @@ import Synchronization
 
 /// How a router compares and normalizes.
 public struct RouterOptions: OptionSet, Sendable {
-    /// The options as bits: the C interface's flags (`ILK_CASE_INSENSITIVE` 1, `ILK_STRICT_SLASH` 2).
+    /// The options as bits, one per option (the C interface maps its `ILK_*` flags to them).
     public let rawValue: UInt32
     /// Options from their bits.
     ///
-    /// - Parameter rawValue: The bits, as the C interface's flags.
+    /// - Parameter rawValue: The bits, one per option.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
     /// Literal segments compare ASCII case-insensitively.
-    public static let caseInsensitive = RouterOptions(rawValue: 1)
+    public static let caseInsensitive = RouterOptions(rawValue: 1 << 0)
     /// A trailing slash is significant: `/a/` and `/a` are different paths.
-    public static let strictSlash = RouterOptions(rawValue: 2)
+    public static let strictSlash = RouterOptions(rawValue: 1 << 1)
 }
 
 /// The most routes one router holds.

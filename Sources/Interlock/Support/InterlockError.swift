@@ -1,21 +1,22 @@
-/// What kind of problem an ``InterlockError`` reports. The raw values are the C ABI's status codes.
-public enum ErrorCode: Int32, Sendable {
+/// What kind of problem an ``InterlockError`` reports (the C interface gives each its `ILK_E*`
+/// status code).
+public enum ErrorCode: Sendable {
     /// An argument is missing or out of its domain.
-    case invalidArgument = -1
+    case invalidArgument
     /// A route pattern is malformed.
-    case pattern = -2
+    case pattern
     /// A route conflicts with one registered earlier.
-    case conflict = -3
+    case conflict
     /// A URI is malformed.
-    case uri = -4
+    case uri
     /// Memory could not be had.
-    case noMemory = -5
+    case noMemory
     /// A size or work limit was reached (URI length, route count, PCRE2 match limit).
-    case limit = -6
+    case limit
     /// No route has the given name or id.
-    case unknownRoute = -7
+    case unknownRoute
     /// A callback reported an error.
-    case callback = -8
+    case callback
 }
 
 /// An error as a value: what went wrong, in words, and where (a byte offset) when there is a place.

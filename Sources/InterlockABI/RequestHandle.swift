@@ -1,0 +1,151 @@
+import CInterlock
+import Interlock
+
+// The request a callback gets: read and changed through its handle, its strings kept for C.
+
+/// A request seen from C: its strings are converted on first use and kept with the handle (so a
+/// pointer handed out stays valid as long as the handle, even after the request changes).
+final class RequestHandle {
+    /// The request the handle owns, or, while it lends itself to a request interceptor, the
+    /// pipeline's own request (borrowed: changes go straight to it).
+    private var owned: Request
+    private var borrowed: UnsafeMutablePointer<Request>? = nil
+    /// Whether the borrowed request is to be read only: a change then goes to a copy the handle
+    /// owns (as a filter's changes go to the request it passes on, not to the pipeline's).
+    private var readOnly = false
+    var request: Request {
+        _read { if let borrowed { yield borrowed.pointee } else { yield owned } }
+        _modify {
+            if readOnly, let target = borrowed {
+                owned = target.pointee      // the first change: from here on the handle's own copy
+                borrowed = nil
+            }
+            if let borrowed { yield &borrowed.pointee } else { yield &owned }
+        }
+    }
+    /// Calls `body` with the request; a borrowed one is not copied (see `Request.withBorrowed`).
+    func withRequest<R>(_ body: (Request) throws -> R) rethrows -> R {
+        if let borrowed { return try Request.withBorrowed(borrowed, body) }
+        return try body(owned)
+    }
+    var errorMessage: String? = nil { didSet { used = true } }
+    /// Whether a callback asked for anything (strings, caches, an error): only then does reuse
+    /// have something to reset.
+    private var used = false
+    /// Made on the first string a callback asks for: most ask for none.
+    private var store: CStringStore? = nil
+    private var fields: [UnsafePointer<CChar>?]? = nil
+    private var parameters: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
+    private var queryPairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
+    // The request makes these strings each time they are read: made once per handle.
+    private var parameterCache: [(name: String, value: String)]? = nil
+    private var queryCache: QueryItems? = nil
+
+    init(_ request: Request) { self.owned = request }
+
+    /// The request's parameters, made once.
+    var parameterList: [(name: String, value: String)] {
+        if let c = parameterCache { return c }
+        let c = request.parameters
+        parameterCache = c
+        used = true
+        return c
+    }
+
+    /// The request's query, made once.
+    var queryItems: QueryItems {
+        if let c = queryCache { return c }
+        let c = request.query
+        queryCache = c
+        used = true
+        return c
+    }
+
+    /// Stands for `*target` until `endBorrow`, freeing what the handle handed out before (the pool
+    /// reuses handles once the callback they were given to has returned).
+    func borrow(_ target: UnsafeMutablePointer<Request>) {
+        borrowed = target
+        readOnly = false
+        resetIfUsed()
+    }
+
+    /// Stands for `*target`, which it never changes, until `endBorrow` (as `borrow(_:)`).
+    func borrow(readOnly target: UnsafePointer<Request>) {
+        borrowed = UnsafeMutablePointer(mutating: target)
+        readOnly = true
+        resetIfUsed()
+    }
+
+    func endBorrow() { borrowed = nil }
+
+    private func resetIfUsed() {
+        guard used else { return }
+        errorMessage = nil
+        fields = nil
+        parameters = nil
+        queryPairs = nil
+        parameterCache = nil
+        queryCache = nil
+        store?.clear()
+        used = false
+    }
+
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    enum Field: Int { case uri, method, scheme, host, port, path, fragment, pattern }
+
+    /// A NUL-terminated copy of `bytes`, kept with the handle.
+    func keep(_ bytes: [UInt8]) -> UnsafePointer<CChar> {
+        if store == nil { store = CStringStore() }
+        used = true
+        return store!.keep(bytes)
+    }
+
+    /// A C copy of `value`, kept with the handle.
+    func keep(_ value: String?) -> UnsafePointer<CChar>? {
+        guard let value else { return nil }
+        if store == nil { store = CStringStore() }
+        used = true
+        return store?.keep(value)
+    }
+
+    func field(_ f: Field) -> UnsafePointer<CChar>? {
+        if let p = fields?[f.rawValue] { return p }
+        let value: String?
+        switch f {
+        case .uri: value = request.uri
+        case .method: value = request.method
+        case .scheme: value = request.scheme
+        case .host: value = request.host
+        case .port: value = request.port
+        case .path: value = request.path
+        case .fragment: value = request.fragment
+        case .pattern: value = request.route?.pattern.source
+        }
+        let p = keep(value)
+        if fields == nil { fields = Array(repeating: nil, count: 8) }
+        fields?[f.rawValue] = p
+        return p
+    }
+
+    func parameter(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
+        if parameters == nil { parameters = parameterList.map { (keep($0.name)!, keep($0.value)!) } }
+        guard let parameters, i < parameters.count else { return nil }
+        return parameters[i]
+    }
+
+    func query(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
+        if queryPairs == nil { queryPairs = queryItems.items.map { (keep($0.key)!, keep($0.value)!) } }
+        guard let queryPairs, i < queryPairs.count else { return nil }
+        return queryPairs[i]
+    }
+
+    func parametersChanged() { parameters = nil; parameterCache = nil; used = true }
+
+    /// The request as one NUL-separated text (see ilk_request_packed), kept with the handle.
+    func packed() -> (UnsafePointer<CChar>, Int) {
+        var text = PackedText()
+        text.request(request)
+        return (keep(text.bytes), text.bytes.count)
+    }
+}

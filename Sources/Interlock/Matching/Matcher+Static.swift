@@ -8,16 +8,15 @@ extension Matcher {
     /// `probed` for `matchStaticPath`. False, having written nothing, for any other URI: it is
     /// parsed, and probed again once normalized. Out of line, as `matchStaticPath`.
     ///
-    /// The whole URI is probed first: no path the table holds has a "?" or "#", so a URI that is
-    /// one of them is a bare path (most requests are), found without looking for where its path
-    /// ends. Only a URI that is none of them is looked through for a query or fragment.
-    @inline(never) func takeStaticPath(_ uri: UnsafeRawBufferPointer) throws(InterlockError) -> Bool {
+    /// The whole URI is probed first (unless `held` says the shortcut found it is not there): no
+    /// path the table holds has a "?" or "#", so a URI that is one of them is a bare path (most
+    /// requests are), found without looking for where its path ends. Only a URI that is none of
+    /// them is looked through for a query or fragment.
+    @inline(never) func takeStaticPath(_ uri: UnsafeRawBufferPointer, held: StaticHold) throws(InterlockError) -> Bool {
         probed = nil
-        let wholeURIHeld = self.wholeURIHeld
-        self.wholeURIHeld = .unknown
         guard let path = wholeURIAsPath(uri) else { return false }
         var end = uri.count
-        var found = wholeURIHeld == .no ? nil : staticProbe.lookup(path, end)
+        var found = held == .no ? nil : staticProbe.lookup(path, end)
         if found == nil {
             guard let pathEnd = URIParser.barePathEnd(uri), pathEnd < end else { return false }
             end = pathEnd
@@ -39,13 +38,11 @@ extension Matcher {
 
     /// The shortcut both lookups try first on a table that probes its all-literal paths, for a
     /// request whose method is `common` (a common method's word and length, or none): see
-    /// `matchWholeStaticPath`. What it found out waits in `wholeURIHeld` for the general lookup,
-    /// which reaches `takeStaticPath` whenever this did not answer (the table is current and
-    /// probes), and which takes it from there.
-    @inline(__always) func matchesWholeStaticPath(_ router: Router, _ uri: UnsafeRawBufferPointer, _ common: (UInt64, Int)?) -> Bool {
-        guard isCurrent(router), let (word, length) = common else { return false }
-        wholeURIHeld = matchWholeStaticPath(uri, method: word, length)
-        return wholeURIHeld == .matched
+    /// `matchWholeStaticPath`. Unless it answered (`.matched`), the general lookup takes what it
+    /// found out to `takeStaticPath` and goes on from there.
+    @inline(__always) func wholeStaticPath(_ router: Router, _ uri: UnsafeRawBufferPointer, _ common: (UInt64, Int)?) -> StaticHold {
+        guard isCurrent(router), let (word, length) = common else { return .unknown }
+        return matchWholeStaticPath(uri, method: word, length)
     }
 
     /// Whether the all-literal table holds a URI as it is, as far as a lookup found out.

@@ -117,12 +117,6 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var probed: StaticEntry? = nil
-    /// What `matchWholeStaticPath` found out, for `takeStaticPath` in the same lookup (which
-    /// sets it back to `.unknown`).
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var wholeURIHeld = StaticHold.unknown
     /// Where the request's method lies in the subject (empty for any): simple units check it.
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
@@ -270,10 +264,9 @@ public final class Matcher {
     ///   says where), ``ErrorCode/invalidArgument`` for a malformed method, or ``ErrorCode/limit``
     ///   if a constraint ran past the router's match limit. A malformed URI is reported first.
     public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
-        if probesStatic && matchesWholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) {
-            return .matched
-        }
-        return try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
+        let held = probesStatic ? wholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) : .unknown
+        if held == .matched { return .matched }
+        return try match(router, uri: uri, held: held) { (subject) throws(InterlockError) -> Int in
             guard let method, !method.isEmpty else { return 0 }     // "" is any method, as nil
             guard method.count <= maximumMethodLength else { throw Matcher.methodTooLong() }
             var i = 0
@@ -297,10 +290,9 @@ public final class Matcher {
     /// - Returns: Whether a route matched, as ``match(_:method:uri:)`` returns.
     /// - Throws: ``InterlockError``, as ``match(_:method:uri:)`` throws.
     package func match(_ router: Router, methodCString method: UnsafePointer<UInt8>?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
-        if probesStatic && matchesWholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) {
-            return .matched
-        }
-        return try match(router, uri: uri) { (subject) throws(InterlockError) -> Int in
+        let held = probesStatic ? wholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) : .unknown
+        if held == .matched { return .matched }
+        return try match(router, uri: uri, held: held) { (subject) throws(InterlockError) -> Int in
             guard let method else { return 0 }
             if let (word, length) = Matcher.commonMethod(method) {
                 // The subject has room for eight bytes where the method goes.
@@ -312,16 +304,16 @@ public final class Matcher {
     }
 
     /// The lookup; `copyMethod` writes the request's method (checked) where it is given and
-    /// returns its length (0 for none).
+    /// returns its length (0 for none); `held` is what the all-literal shortcut found out.
     ///
     /// In the order of docs/matching.md ("How Interlock matches"): the all-literal shortcut for
-    /// a bare path the static table holds (`matchesWholeStaticPath`, tried by the public
-    /// `match` functions before this), the parse (`takeStaticPath` or `URIParser.parse`), the
+    /// a bare path the static table holds (`wholeStaticPath`, tried by the public `match`
+    /// functions before this), the parse (`takeStaticPath` or `URIParser.parse`), the
     /// static table for the normalized path (`matchStaticPath`), the tree from its root node
     /// (`matchRoot`), and, when a path fitted but no route took the method, the
     /// allowed-methods pass (the tree again, with no method).
     @inline(__always) private func match(
-        _ router: Router, uri: UnsafeRawBufferPointer,
+        _ router: Router, uri: UnsafeRawBufferPointer, held: StaticHold,
         copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
     ) throws(InterlockError) -> MatchOutcome {
         winner = nil
@@ -338,7 +330,7 @@ public final class Matcher {
             decoded = .allocate(capacity: subjectCapacity)
             segmentEnds = .allocate(capacity: subjectCapacity)
         }
-        let taken = probesStatic ? try takeStaticPath(uri) : false
+        let taken = probesStatic ? try takeStaticPath(uri, held: held) : false
         if !taken { try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans, segmentEnds: segmentEnds) }
 
         // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free.

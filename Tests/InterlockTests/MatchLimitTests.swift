@@ -37,7 +37,7 @@ struct MatchLimitTests {
     /// one split into dispatch nodes alike.
     @Test(arguments: [Interlock.unitBudget, 1])
     func aConstraintSeesItsSegmentAlone(budget: Int) throws {
-        let router = Router(simpleUnits: false, unitBudget: budget)
+        let router = Router(walkUnits: false, unitBudget: budget)
         try router.addRoute("/t/:x((.*a){3})/:y")
         try router.addRoute("/u/:x(.*z)")
         #expect(try router.match("/t/xaxa/a") == .notFound)      // the third "a" is the next segment's

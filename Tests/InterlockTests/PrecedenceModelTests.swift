@@ -307,7 +307,7 @@ struct PrecedenceModelTests {
         let fold = seed % 3 == 1, strictSlash = seed % 3 == 2
         let options: RouterOptions = fold ? .caseInsensitive : strictSlash ? .strictSlash : []
         // The router as made, and one with a dispatch node wherever there are children.
-        let routers = [Router(options: options), Router(options: options, simpleUnits: false, unitBudget: 1)]
+        let routers = [Router(options: options), Router(options: options, walkUnits: false, unitBudget: 1)]
         var model = Model(fold: fold)
 
         func lookUp(_ n: Int) throws {

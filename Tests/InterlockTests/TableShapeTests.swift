@@ -58,13 +58,13 @@ struct TableShapeTests {
         var rng = SplitMix(seed: seed &* 0x51ED)
         let options: RouterOptions = seed % 3 == 0 ? .caseInsensitive : seed % 3 == 1 ? .strictSlash : []
         // The reference: the whole table as one regex.
-        let reference = Router(options: options, simpleUnits: false, unitBudget: 1_000_000)
+        let reference = Router(options: options, walkUnits: false, unitBudget: 1_000_000)
         let shapes = [
-            Router(options: options, simpleUnits: false, unitBudget: 1),      // a dispatch node wherever there are children
-            Router(options: options, simpleUnits: false, unitBudget: 150),
-            Router(options: options, simpleUnits: true, unitBudget: 150),     // walks under dispatch nodes
-            Router(options: options, simpleUnits: true, unitBudget: 1_000_000),
-            Router(options: options, simpleUnits: true, staticProbe: .always, unitBudget: 150),
+            Router(options: options, walkUnits: false, unitBudget: 1),      // a dispatch node wherever there are children
+            Router(options: options, walkUnits: false, unitBudget: 150),
+            Router(options: options, walkUnits: true, unitBudget: 150),     // walks under dispatch nodes
+            Router(options: options, walkUnits: true, unitBudget: 1_000_000),
+            Router(options: options, walkUnits: true, staticProbe: .always, unitBudget: 150),
         ]
         for _ in 0..<70 {
             let pattern = randomPattern(&rng)
@@ -152,12 +152,12 @@ struct WideTableShapeTests {
     func sameAnswers(seed: UInt64) throws {
         var rng = SplitMix(seed: seed &* 0x9E37)
         let options: RouterOptions = [[], .caseInsensitive, .strictSlash, [.caseInsensitive, .strictSlash]][Int(seed % 4)]
-        let reference = Router(options: options, simpleUnits: false, staticProbe: .never, unitBudget: 1_000_000)
+        let reference = Router(options: options, walkUnits: false, staticProbe: .never, unitBudget: 1_000_000)
         let shapes = [
-            Router(options: options, simpleUnits: false, unitBudget: 1),
-            Router(options: options, simpleUnits: true, unitBudget: 150),
-            Router(options: options, simpleUnits: true, staticProbe: .always, unitBudget: 150),
-            Router(options: options, simpleUnits: true, staticProbe: .always, unitBudget: 1),
+            Router(options: options, walkUnits: false, unitBudget: 1),
+            Router(options: options, walkUnits: true, unitBudget: 150),
+            Router(options: options, walkUnits: true, staticProbe: .always, unitBudget: 150),
+            Router(options: options, walkUnits: true, staticProbe: .always, unitBudget: 1),
             Router(options: options),
         ]
         for _ in 0..<(20 + Int(rng.next() % 120)) {

@@ -137,14 +137,14 @@ final class Dispatch: @unchecked Sendable {
 /// A compiled subtree.
 enum CompiledNode: @unchecked Sendable {
     case unit(Unit)
-    case simple(SimpleUnit)
+    case walk(WalkUnit)
     case dispatch(Dispatch)
 
     /// The largest number of capture groups in any unit below.
     var maxCaptures: Int {
         switch self {
         case .unit(let u): return u.code.captureCount
-        case .simple: return 0
+        case .walk: return 0
         case .dispatch(let d): return d.maxCaptures
         }
     }

@@ -2,8 +2,8 @@
 /// static entry): the leaf's method check and the winning leaf's answer are read with no pointer
 /// chase and no reference count. The owner keeps the leaf (its route and names) alive; the record
 /// only points at them. Small because on a large table a lookup's cost is its cache misses, and
-/// the records are most of a walked unit's bytes. A regex unit's capture groups are kept beside
-/// its records (see `Unit`), not in them: walked units and static entries have none.
+/// the records are most of a walk unit's bytes. A regex unit's capture groups are kept beside
+/// its records (see `Unit`), not in them: walk units and static entries have none.
 struct LeafRecord {
     let routeID: RouteID
     let parameterCount: UInt16

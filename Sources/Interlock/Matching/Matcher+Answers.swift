@@ -7,7 +7,7 @@ private let unset = -1  // PCRE2_UNSET: ~(PCRE2_SIZE)0, which a size_t imported 
 
 extension Matcher {
     /// Notes the winning leaf and where its parameters' values lie in the subject. `groups`: the
-    /// capture groups of those the leaf's regex captured (none for walked units and static paths).
+    /// capture groups of those the leaf's regex captured (none for walk units and static paths).
     /// The values are copied out (and decoded) when first read (`copyValues`), not here: most
     /// lookups' callers read the route and few or none of its values.
     func record(_ r: UnsafePointer<LeafRecord>, groups: UnsafePointer<Int32>? = nil) {
@@ -232,7 +232,7 @@ extension Matcher {
 
 /// Where a matcher holds the values of its last match.
 enum ValuesPlace {
-    /// In the subject, at the walk's spans (`spanStart`, `spanEnd`): a walked unit or static path.
+    /// In the subject, at the walk's spans (`spanStart`, `spanEnd`): a walk unit or static path.
     case spans
     /// In the subject, at `valueStart` and `valueLength`: a regex's captures among them.
     case subject

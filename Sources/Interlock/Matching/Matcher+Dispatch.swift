@@ -6,7 +6,7 @@ extension Matcher {
         var result: Result<Bool, InterlockError> = .success(false)
         if let u = rootUnit {
             result = Result { () throws(InterlockError) in try run(u, at: 0) }
-        } else if let u = rootSimple {
+        } else if let u = rootWalk {
             result = .success(walk(u, at: 0))
         } else if let d = rootDispatch {
             d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
@@ -50,12 +50,12 @@ extension Matcher {
     }
 
     /// Enters `child` at the segment from `p` to `segmentEnd`. `literalMatched`: the literal probe
-    /// found the child by that segment, so a walked child starts after it (see `SimpleUnit`).
+    /// found the child by that segment, so a walked child starts after it (see `WalkUnit`).
     @inline(__always) private func enter(_ child: NodeRef, at p: Int, segmentEnd: Int, literalMatched: Bool = false) throws(InterlockError) -> Bool {
         switch child {
         case .unit(let u):
             return try run(u, at: p)
-        case .simple(let u):
+        case .walk(let u):
             u.prefetch()
             return walk(u, at: literalMatched ? segmentEnd : p)
         case .dispatch(let d):

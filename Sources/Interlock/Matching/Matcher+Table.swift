@@ -20,9 +20,9 @@ extension Matcher {
         }
         tableRoot = table.root
         switch table.root {
-        case .unit(let u): rootUnit = UnitRef(u); rootDispatch = nil; rootSimple = nil
-        case .simple(let u): rootSimple = u.table; rootUnit = nil; rootDispatch = nil
-        case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil; rootSimple = nil
+        case .unit(let u): rootUnit = UnitRef(u); rootDispatch = nil; rootWalk = nil
+        case .walk(let u): rootWalk = u.table; rootUnit = nil; rootDispatch = nil
+        case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil; rootWalk = nil
         }
         staticPaths = table.staticPaths
         staticProbe = staticPaths.probe

@@ -47,7 +47,7 @@ extension Matcher {
                 } else if node.pointee.edgeCount > 0 {
                     let mask = Int(node.pointee.slotMask)
                     let base = slots + Int(node.pointee.firstSlot)
-                    var slot = SimpleUnit.slot(subject + segment, length) & mask
+                    var slot = WalkUnit.slot(subject + segment, length) & mask
                     while true {
                         let e = Int(base[slot]) - 1
                         if e < 0 { break }

@@ -93,7 +93,7 @@ public final class Matcher {
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
     #endif
-    var rootSimple: WalkTable? = nil
+    var rootWalk: WalkTable? = nil
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
     #endif
@@ -117,7 +117,7 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var probed: StaticEntry? = nil
-    /// Where the request's method lies in the subject (empty for any): simple units check it.
+    /// Where the request's method lies in the subject (empty for any): walk units check it.
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
     #endif

@@ -2,7 +2,7 @@
 /// holds keeps the objects alive).
 enum NodeRef {
     case unit(UnitRef)
-    case simple(WalkTable)
+    case walk(WalkTable)
     case dispatch(Unmanaged<Dispatch>)
 }
 
@@ -27,7 +27,7 @@ extension CompiledNode {
     var ref: NodeRef {
         switch self {
         case .unit(let u): return .unit(UnitRef(u))
-        case .simple(let u): return .simple(u.table)
+        case .walk(let u): return .walk(u.table)
         case .dispatch(let d): return .dispatch(.passUnretained(d))
         }
     }

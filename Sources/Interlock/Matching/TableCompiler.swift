@@ -4,25 +4,25 @@ struct TableCompiler {
     /// Units compiled by this compiler (a measure of the work a change cost).
     private(set) var unitsCompiled = 0
 
-    /// Whether to walk simple subtrees (see `SimpleUnit`) instead of compiling them.
-    let simpleUnits: Bool
+    /// Whether to walk simple subtrees (see `WalkUnit`) instead of compiling them.
+    let walkUnits: Bool
 
     /// The most bytes of regex source in one unit (`unitBudget`; tests make it small, to compare
     /// dispatch nodes with the one regex a small table otherwise is).
     let budget: Int
 
-    init(caseInsensitive: Bool, simpleUnits: Bool = true, budget: Int = unitBudget) {
+    init(caseInsensitive: Bool, walkUnits: Bool = true, budget: Int = unitBudget) {
         self.caseInsensitive = caseInsensitive
-        self.simpleUnits = simpleUnits
+        self.walkUnits = walkUnits
         self.budget = budget
     }
 
     mutating func compile(_ node: TreeNode) throws(InterlockError) -> CompiledNode {
         if let done = node.compiled { return done }
         let result: CompiledNode
-        if simpleUnits, node.size <= budget, SimpleUnit.accepts(node) {
+        if walkUnits, node.size <= budget, WalkUnit.accepts(node) {
             unitsCompiled += 1
-            result = .simple(SimpleUnit(node, caseInsensitive: caseInsensitive))
+            result = .walk(WalkUnit(node, caseInsensitive: caseInsensitive))
         } else if node.size <= budget {
             var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
             do {

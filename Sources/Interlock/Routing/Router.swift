@@ -63,23 +63,23 @@ public final class Router: @unchecked Sendable {
     ///
     /// - Parameter options: How it compares and normalizes; none by default.
     public convenience init(options: RouterOptions = []) {
-        self.init(options: options, simpleUnits: true)
+        self.init(options: options, walkUnits: true)
     }
 
-    /// A router that compiles every subtree to a regex (`simpleUnits` false), that always or never
+    /// A router that compiles every subtree to a regex (`walkUnits` false), that always or never
     /// tries the all-literal table first, or whose regexes are at most `unitBudget` bytes (small:
     /// dispatch nodes where a table would be one regex): tests compare these matchers on the same tables.
-    init(options: RouterOptions = [], simpleUnits: Bool = true, staticProbe: StaticProbeUse = .whenMostlyStatic,
+    init(options: RouterOptions = [], walkUnits: Bool = true, staticProbe: StaticProbeUse = .whenMostlyStatic,
          unitBudget: Int = Interlock.unitBudget) {
         self.options = options
-        self.simpleUnits = simpleUnits
+        self.walkUnits = walkUnits
         self.staticProbe = staticProbe
         self.unitBudget = unitBudget
         state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
     }
 
     /// Whether subtrees of literals and plain parameters are walked rather than compiled to regexes.
-    let simpleUnits: Bool
+    let walkUnits: Bool
     /// Whether lookups try the all-literal table first (tests force either way).
     let staticProbe: StaticProbeUse
     /// The most bytes of regex source in one unit.
@@ -215,7 +215,7 @@ public final class Router: @unchecked Sendable {
         #if DEBUG
         compileHook?()
         #endif
-        var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), simpleUnits: simpleUnits, budget: unitBudget)
+        var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), walkUnits: walkUnits, budget: unitBudget)
         let root = try compiler.compile(tree.root)
         unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
         // The all-literal table is built only for tables that try it (built whole when a table

@@ -7,7 +7,7 @@
 import CPCRE2
 
 /// A compiled simple subtree: flat arrays, read through raw pointers on the lookup path.
-final class SimpleUnit: @unchecked Sendable {
+final class WalkUnit: @unchecked Sendable {
     struct Node {
         /// Literal children: `edgeCount` edges from `firstEdge`, found through `slotMask + 1` hash
         /// slots from `firstSlot` (each an edge index + 1, 0 for empty).
@@ -105,7 +105,7 @@ final class SimpleUnit: @unchecked Sendable {
             for e in Int(first)..<edgeList.count where capacity > 0 {
                 let edge = edgeList[e]
                 var slot = keys.withUnsafeBufferPointer { k in
-                    k.baseAddress.map { SimpleUnit.slot($0 + Int(edge.keyStart), Int(edge.keyLength)) } ?? 0
+                    k.baseAddress.map { WalkUnit.slot($0 + Int(edge.keyStart), Int(edge.keyLength)) } ?? 0
                 } & (capacity - 1)
                 while slotList[Int(firstSlot) + slot] != 0 { slot = (slot + 1) & (capacity - 1) }
                 slotList[Int(firstSlot) + slot] = Int32(e + 1)
@@ -161,17 +161,17 @@ final class SimpleUnit: @unchecked Sendable {
     deinit { block.deallocate() }
 }
 
-/// A walked unit as the lookup path reads it: its block, whose header says where each array lies.
+/// A walk unit as the lookup path reads it: its block, whose header says where each array lies.
 struct WalkTable {
     let base: UnsafeRawPointer
 
-    private var header: SimpleUnit.Header { base.load(as: SimpleUnit.Header.self) }
+    private var header: WalkUnit.Header { base.load(as: WalkUnit.Header.self) }
     private func array<T>(_ offset: Int32, _: T.Type) -> UnsafePointer<T> {
         (base + Int(offset)).assumingMemoryBound(to: T.self)
     }
-    var nodes: UnsafePointer<SimpleUnit.Node> { array(header.nodes, SimpleUnit.Node.self) }
+    var nodes: UnsafePointer<WalkUnit.Node> { array(header.nodes, WalkUnit.Node.self) }
     var slots: UnsafePointer<Int32> { array(header.slots, Int32.self) }
-    var edges: UnsafePointer<SimpleUnit.Edge> { array(header.edges, SimpleUnit.Edge.self) }
+    var edges: UnsafePointer<WalkUnit.Edge> { array(header.edges, WalkUnit.Edge.self) }
     var keyBytes: UnsafePointer<UInt8> { array(header.keys, UInt8.self) }
     var records: UnsafePointer<LeafRecord> { array(header.records, LeafRecord.self) }
     var caseInsensitive: Bool { header.caseInsensitive }

@@ -28,7 +28,7 @@ struct SimpleUnitTests {
         #expect(MemoryLayout<LeafRecord>.stride == 32)
         let r = Router()
         for path in ["/a", "/a/:id", "/ab/c/:x", "/b/:y/z"] { try r.addRoute("GET " + path) }
-        guard case .simple(let unit) = try r.compiledTable().root else { Issue.record("the table was not walked"); return }
+        guard case .walk(let unit) = try r.compiledTable().root else { Issue.record("the table was not walked"); return }
         #expect(Int(bitPattern: unit.table.records) % 32 == 0)
     }
 
@@ -36,7 +36,7 @@ struct SimpleUnitTests {
     func sameAnswersAsTheRegexes(options: RouterOptions, routes: Int) throws {
         var rng = SplitMix(seed: UInt64(routes) &* 31 &+ UInt64(options.rawValue))
         let walked = Router(options: options)
-        let regex = Router(options: options, simpleUnits: false)
+        let regex = Router(options: options, walkUnits: false)
         for i in 0..<routes {
             var pattern = randomPath(&rng, parameters: true, maxSegments: 4)
             // A wide root (dispatch nodes), with a parameter child beside its literal ones: when a
@@ -61,10 +61,10 @@ struct SimpleUnitTests {
         // The comparison means something only if one router walked and the other ran regexes.
         let walkedRoot = try walked.compiledTable().root, regexRoot = try regex.compiledTable().root
         if routes <= 100 {
-            guard case .simple = walkedRoot else { Issue.record("the small table was not walked"); return }
+            guard case .walk = walkedRoot else { Issue.record("the small table was not walked"); return }
             guard case .unit = regexRoot else { Issue.record("the small table was not one regex"); return }
         } else {
-            guard case .dispatch(let d) = walkedRoot, case .simple = d.literals.buckets[0].entries[0].value else {
+            guard case .dispatch(let d) = walkedRoot, case .walk = d.literals.buckets[0].entries[0].value else {
                 Issue.record("the large table's subtrees were not walked"); return
             }
         }

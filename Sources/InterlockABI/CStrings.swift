@@ -62,24 +62,9 @@ func lookupKey(_ p: UnsafePointer<CChar>?) -> String? {
     (try? text(p, "key")) ?? nil
 }
 
-/// A method from C: the common ones as literals (making a string from C bytes costs more than the
-/// rest of a bare resolve's bookkeeping), any other one copied.
+/// A method from C: the common ones as the core's literals, any other one copied.
 func methodString(_ p: UnsafePointer<CChar>?) -> String? {
     guard let p else { return nil }
-    var packed: UInt64 = 0
-    var i = 0
-    while i < 8, p[i] != 0 {
-        packed |= UInt64(UInt8(bitPattern: p[i])) << UInt64(8 * i)
-        i += 1
-    }
-    switch packed {
-    case 0x544547: return "GET"
-    case 0x54534F50: return "POST"
-    case 0x545550: return "PUT"
-    case 0x4554454C4544: return "DELETE"
-    case 0x4843544150: return "PATCH"
-    case 0x44414548: return "HEAD"
-    case 0x534E4F4954504F: return "OPTIONS"
-    default: return String(cString: p)
-    }
+    let word = UnsafeRawPointer(p).withMemoryRebound(to: UInt8.self, capacity: 9) { MethodWord.of(cString: $0) }
+    return MethodWord.name(of: word) ?? String(cString: p)
 }

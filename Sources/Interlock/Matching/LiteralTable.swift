@@ -24,13 +24,7 @@
         let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
         h = mix(h, w & ((1 << UInt64(8 * (n - i))) &- 1))
     }
-    // A word's last bytes move only the product's top bits: fold them down and multiply again,
-    // so that slot and bucket depend on every byte ("item001" and "item002" otherwise shared a
-    // slot: 500 such keys took 5 slots of 1,024).
-    h ^= h >> 32
-    h = h &* 0xD6E8_FEB8_6659_FD93
-    h ^= h >> 32
-    return h | 1
+    return HashSlots.finish(h)
 }
 
 /// `w` with its ASCII upper-case letters lower-cased, eight bytes at once (other bytes, non-ASCII
@@ -85,18 +79,16 @@ final class LiteralTable: @unchecked Sendable {
     let maxCaptures: Int
 
     init(_ entries: [(key: [UInt8], value: CompiledNode)]) {
-        var capacity = 4
-        while capacity < entries.count * 2 { capacity <<= 1 }
+        let capacity = HashSlots.capacity(for: entries.count, minimum: 4)
         // Line-aligned: a probe that finds its key at once reads one line of slots.
         slots = UnsafeMutableRawPointer.allocate(byteCount: capacity * MemoryLayout<Slot>.stride, alignment: 64)
             .bindMemory(to: Slot.self, capacity: capacity)
         slots.initialize(repeating: Slot(), count: capacity)
         keyBytes = .allocate(capacity: max(1, entries.reduce(0) { $0 + $1.key.count }))
         var most = 0, o = 0
-        for (k, v) in entries {
-            let h = segmentHash(k)
-            var i = Int(truncatingIfNeeded: h >> 1) & (capacity - 1)   // bit 0 is always set
-            while slots[i].hash != 0 { i = (i + 1) & (capacity - 1) }
+        let hashes = entries.map { segmentHash($0.key) }
+        let places = HashSlots.place(hashes.map { Int(truncatingIfNeeded: $0 >> 1) }, capacity: capacity)  // bit 0 is always set
+        for ((k, v), (h, i)) in zip(entries, zip(hashes, places)) {
             var head: UInt64 = 0
             for (j, b) in k.prefix(8).enumerated() { head |= UInt64(b) << UInt64(8 * j) }
             slots[i] = Slot(hash: h, keyStart: Int32(o), keyLength: Int32(k.count), head: head, ref: v.ref)
@@ -148,7 +140,7 @@ struct LiteralBucketView {
                     return slot.pointee.ref
                 }
             }
-            i = (i + 1) & mask
+            i = HashSlots.next(i, mask: mask)
         }
     }
 }

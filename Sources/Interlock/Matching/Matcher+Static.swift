@@ -69,7 +69,7 @@ extension Matcher {
         guard let path = wholeURIAsPath(uri), let entry = staticProbe.lookup(path, uri.count) else { return .no }
         guard uri.count <= subjectCapacity else { return .yes }     // the general lookup grows the subject first
         // `matchStatic`'s test with empty scheme and host, written out: through it (out of line,
-        // with its ranges) a static lookup took about 60 instructions more.
+        // with its ranges) a static lookup was measurably longer.
         let records = entry.records
         for i in 0..<entry.count where entry.field(i, 0).1 <= 0 && entry.field(i, 1).1 <= 0 {
             // A common method's word is never `MethodWord.long`: no byte of it is read.
@@ -89,7 +89,7 @@ extension Matcher {
 
     /// Tries the all-literal table for the path in `subject` (or the entry `takeStaticPath`
     /// found). Out of line: on tables that do not probe, its code in `match` made every lookup
-    /// about 45 instructions longer.
+    /// longer.
     @inline(never) func matchStaticPath(method: Range<Int>, scheme: Range<Int>, host: Range<Int>) -> Bool {
         guard let entry = probed ?? staticProbe.lookup(subject, spans.pathLength) else { return false }
         if matchStatic(entry, method: method, scheme: scheme, host: host) { return true }

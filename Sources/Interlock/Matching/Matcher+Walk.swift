@@ -57,7 +57,7 @@ extension Matcher {
                             next = Int(edge.pointee.target)
                             break   // literal siblings differ: no other can match
                         }
-                        slot = (slot + 1) & mask
+                        slot = HashSlots.next(slot, mask: mask)
                     }
                 }
                 if node.pointee.parameter >= 0 && length > 0 {

@@ -20,14 +20,7 @@
     }
     let head = load(0, min(n, 8))
     let tail = n > 8 ? load(n - 8, 8) : 0
-    var h = (head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: n)
-    // A byte near a word's end moves only the product's top bits: fold them down and multiply
-    // again, so that the slot, bucket and filter bits all depend on every byte read ("/page1" and
-    // "/page2" otherwise shared their slot and their filter bit).
-    h ^= h >> 32
-    h = h &* 0xD6E8_FEB8_6659_FD93
-    h ^= h >> 32
-    return h | 1
+    return HashSlots.finish((head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: n))
 }
 
 func pathHash(_ key: [UInt8], fold: Bool) -> UInt64 {
@@ -60,8 +53,7 @@ final class StaticBucket: @unchecked Sendable {
 
     init(_ items: [(key: [UInt8], leaves: [Leaf])], fold: Bool) {
         self.items = items
-        var capacity = 2
-        while capacity < 2 * items.count { capacity <<= 1 }
+        let capacity = HashSlots.capacity(for: items.count, minimum: 2)
         func aligned(_ n: Int) -> Int { (n + 7) & ~7 }
         // Each entry's size and its parts' offsets, then the block.
         var layouts: [(at: Int, fields: Int, text: Int, records: Int, bytes: [UInt8], fieldValues: [Int32])] = []
@@ -87,10 +79,9 @@ final class StaticBucket: @unchecked Sendable {
         block.storeBytes(of: capacity - 1, as: Int.self)
         let slots = block + StaticBucket.slotsOffset
         for j in 0..<capacity { (slots + j * StaticBucket.slotStride).storeBytes(of: 0, as: UInt64.self) }
-        for (item, layout) in zip(items, layouts) {
-            let h = pathHash(item.key, fold: fold)
-            var j = Int(truncatingIfNeeded: h >> 1) & (capacity - 1)   // bit 0 is always set
-            while (slots + j * StaticBucket.slotStride).load(as: UInt64.self) != 0 { j = (j + 1) & (capacity - 1) }
+        let hashes = items.map { pathHash($0.key, fold: fold) }
+        let places = HashSlots.place(hashes.map { Int(truncatingIfNeeded: $0 >> 1) }, capacity: capacity)  // bit 0 is always set
+        for ((item, layout), (h, j)) in zip(zip(items, layouts), zip(hashes, places)) {
             let slot = slots + j * StaticBucket.slotStride
             slot.storeBytes(of: h, as: UInt64.self)
             slot.storeBytes(of: Int32(layout.at), toByteOffset: 8, as: Int32.self)
@@ -181,9 +172,9 @@ final class StaticFilter: @unchecked Sendable {
 
 /// When lookups try the all-literal table before the tree. On a table of mostly all-literal
 /// routes it saves most lookups the walk; on others most lookups pay for a probe that finds
-/// nothing, in memory apart from the tree (callgrind, GitHub table: 1,235 instructions and 3.3
-/// first-level misses a lookup with it, 1,171 and 2.6 without; static table: 850 with it, 1,009
-/// without). The tree holds the all-literal routes too, so the answers are the same either way.
+/// nothing, in memory apart from the tree (with callgrind, the GitHub table's lookups are longer
+/// and miss the cache more with it, the static table's shorter). The tree holds the all-literal
+/// routes too, so the answers are the same either way.
 enum StaticProbeUse: Sendable {
     case whenMostlyStatic, always, never
 
@@ -288,7 +279,7 @@ struct StaticProbe: @unchecked Sendable {
                 let k = (entry + StaticBucket.entryHeader).assumingMemoryBound(to: UInt8.self)
                 if fold ? sameBytesFolded(k, p, n) : sameBytes(k, p, n) { return StaticEntry(base: entry, keyLength: n) }
             }
-            j = (j + 1) & mask
+            j = HashSlots.next(j, mask: mask)
         }
     }
 }

@@ -98,17 +98,18 @@ final class WalkUnit: @unchecked Sendable {
             }
             let count = piece.literals.count
             // No slots for one child or none: the walk compares a lone edge directly.
-            var capacity = count > 1 ? 1 : 0
-            while capacity > 0 && capacity < 2 * count { capacity <<= 1 }
+            let capacity = count > 1 ? HashSlots.capacity(for: count, minimum: 1) : 0
             let firstSlot = Int32(slotList.count)
             slotList += [Int32](repeating: 0, count: capacity)
-            for e in Int(first)..<edgeList.count where capacity > 0 {
-                let edge = edgeList[e]
-                var slot = keys.withUnsafeBufferPointer { k in
-                    k.baseAddress.map { WalkUnit.slot($0 + Int(edge.keyStart), Int(edge.keyLength)) } ?? 0
-                } & (capacity - 1)
-                while slotList[Int(firstSlot) + slot] != 0 { slot = (slot + 1) & (capacity - 1) }
-                slotList[Int(firstSlot) + slot] = Int32(e + 1)
+            if capacity > 0 {
+                let homes = (Int(first)..<edgeList.count).map { e in
+                    keys.withUnsafeBufferPointer { k in
+                        k.baseAddress.map { WalkUnit.slot($0 + Int(edgeList[e].keyStart), Int(edgeList[e].keyLength)) } ?? 0
+                    }
+                }
+                for (e, slot) in zip(Int(first)..<edgeList.count, HashSlots.place(homes, capacity: capacity)) {
+                    slotList[Int(firstSlot) + slot] = Int32(e + 1)
+                }
             }
             let firstLeaf = Int32(leafList.count)
             leafList += piece.leaves

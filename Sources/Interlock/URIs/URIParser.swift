@@ -50,7 +50,7 @@ nonisolated(unsafe) private let plainPathByte: UnsafePointer<Bool> = {  // writt
 /// path may hold the byte as it is (dots included), and whose bit `pathByteStartsSegment` says a
 /// plain segment may start with it (not "."): "0" neither, "1" in a segment only, "3" both. A
 /// string literal, so that the table is in the binary: a lazily made global cost a
-/// `swift_once` call (about 14 instructions) a lookup. `URITests` holds it to `isPathChar`.
+/// `swift_once` call a lookup. `URITests` holds it to `isPathChar`.
 let fastPathBytes: StaticString = """
     0000000000000000000000000000000003003033333333103333333333330300\
     3333333333333333333333333330000303333333333333333333333333300030\

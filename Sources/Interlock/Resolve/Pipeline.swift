@@ -7,47 +7,6 @@
 //   6. response interceptors: the global ones, then the route's (abort, or retry from 2)
 // Callbacks run outside the router's lock, so they may resolve other URIs or add routes.
 
-extension Router {
-    /// Resolves `uri` through the whole pipeline. Throws only for a malformed URI or method (the
-    /// first one: a malformed redirect target ends the resolve with `.error`); everything else,
-    /// callback errors included, is in the ``Resolution``.
-    ///
-    /// - Parameters:
-    ///   - uri: The URI: an absolute URI, an absolute path or a relative path.
-    ///   - method: The request's method, or nil for any method.
-    /// - Returns: How the resolve ended, the request and response, the redirects followed, the
-    ///   trace and the state.
-    /// - Throws: ``InterlockError`` with code ``ErrorCode/uri`` for a malformed URI (its `offset`
-    ///   says where), ``ErrorCode/invalidArgument`` for a malformed method, or ``ErrorCode/limit``
-    ///   if the first lookup ran past the router's match limit.
-    public func resolve(_ uri: String, method: String? = nil) throws(InterlockError) -> Resolution {
-        try withBytes(uri) { (u) throws(InterlockError) in try resolve(bytes: u, method: method) }
-    }
-
-    /// Resolves the URI in `bytes` (UTF-8, not NUL-terminated), as ``resolve(_:method:)``.
-    ///
-    /// - Parameters:
-    ///   - bytes: The URI's bytes.
-    ///   - method: The request's method, or nil for any method.
-    /// - Returns: Everything the resolve produced, as ``resolve(_:method:)`` returns it.
-    /// - Throws: ``InterlockError``, as ``resolve(_:method:)`` throws.
-    public func resolve(bytes: UnsafeRawBufferPointer, method: String? = nil) throws(InterlockError) -> Resolution {
-        // The run is a `let` handed back by `consume`: a `var` (which `endResolve` checks for
-        // being the only reference) counted a reference around each call on it.
-        let run = beginResolve(method: method)
-        let first: PipelineRun.Created
-        do {
-            first = try run.create(bytes, on: self)
-        } catch {
-            endResolve(consume run)
-            throw error
-        }
-        let resolution = run.run(from: consume first, on: self)
-        endResolve(consume run)
-        return resolution
-    }
-}
-
 /// The state of one resolve while it runs. Everything it needs from the router is taken once, at
 /// the start: the global pipeline (which lists what runs around each route) and a matcher. So no
 /// lock is held while callbacks run, and a callback may resolve, add routes or change them; only

@@ -220,9 +220,10 @@ typedef void (*ilk_log_fn)(const char *line, void *userdata);
 int ilk_router_new(ilk_router **out, uint32_t flags);
 
 /**
- * Frees a router and calls the free function of every destination's userdata (and the default
- * destination's) exactly once. No other call on the router may be running or follow. NULL is a
- * no-op. An ilk_match used with this router stays valid and may be used with another router.
+ * Frees a router and calls the free function of every destination's userdata, every route's data
+ * (ilk_router_set_route_data) and the default destination's userdata exactly once (those of
+ * removed routes were freed already). No other call on the router may be running or follow. NULL
+ * is a no-op. An ilk_match used with this router stays valid and may be used with another router.
  */
 void ilk_router_free(ilk_router *router);
 
@@ -233,14 +234,15 @@ void ilk_router_free(ilk_router *router);
  * being literals, ":name", ":name(REGEX)", "*name" or "*" (last only), and "(/...)" optional parts.
  * `destination` (may be NULL for a route used only with ilk_router_match) runs when
  * ilk_router_resolve picks the route; `userdata` is passed to it and released with `free_fn`
- * (may be NULL) when the router is freed. If `route_id` is not NULL it receives the route's id:
- * 1 for the first route added, then 2, 3, ...
+ * (may be NULL) when the router is freed, or, after ilk_router_remove_route, once no resolve runs
+ * the destination. If `route_id` is not NULL it receives the route's id: 1 for the first route
+ * added, then 2, 3, ... (the id of a removed route is never given again).
  *
  * Returns ILK_OK; ILK_EINVAL if router or pattern is NULL; ILK_EPATTERN for a malformed pattern
  * (ilk_errmsg names the problem, ilk_erroffset gives the byte offset in `pattern`); ILK_ECONFLICT
  * if a route with the same method, scheme, host and path shape exists (the message names it);
  * ILK_ELIMIT past the limits (64 optional variants, optional parts nested 64 deep, 256 segments,
- * a scheme or host of 255 bytes, 4,194,304 routes; ilk_erroffset gives the offset of the part too
+ * a scheme or host of 255 bytes, 4,194,304 route ids; ilk_erroffset gives the offset of the part too
  * deep or too long). On failure the userdata stays the caller's.
  */
 int ilk_router_add_route(ilk_router *router, const char *pattern, ilk_destination_fn destination,
@@ -342,19 +344,69 @@ int ilk_router_url_for(ilk_router *router, const char *name, const char *const *
                        size_t *length);
 
 /**
- * Puts the name of route `route_id` in *name (NUL-terminated, valid until the router is freed), or
- * NULL if it has none. Returns ILK_OK, ILK_EINVAL or ILK_ENOROUTE.
+ * Puts the name of route `route_id` in *name (NUL-terminated, valid until the route is removed or
+ * replaced or the router freed), or NULL if it has none. Returns ILK_OK, ILK_EINVAL or
+ * ILK_ENOROUTE (no route has the id, or it was removed: the message says which).
  */
 int ilk_router_route_name(const ilk_router *router, uint32_t route_id, const char **name);
 
-/** The number of routes in the router (0 for NULL). */
+/** The number of routes in the router, removed ones left out (0 for NULL). */
 size_t ilk_router_route_count(const ilk_router *router);
 
 /**
- * Puts the pattern of route `route_id` in *pattern (NUL-terminated, valid until the router is
- * freed). Returns ILK_OK, ILK_EINVAL or ILK_ENOROUTE.
+ * Puts the pattern of route `route_id` in *pattern (NUL-terminated, valid until the route is
+ * removed or replaced or the router freed). Returns ILK_OK, ILK_EINVAL or ILK_ENOROUTE.
  */
 int ilk_router_route_pattern(const ilk_router *router, uint32_t route_id, const char **pattern);
+
+/**
+ * Puts the id of the route called `name` in *route_id. Returns ILK_OK; ILK_ENOROUTE if no route
+ * has that name (the message names it); ILK_EINVAL for a NULL argument.
+ */
+int ilk_router_route_id(const ilk_router *router, const char *name, uint32_t *route_id);
+
+/**
+ * Puts the id of the first route whose id is greater than `after` in *route_id: with `after` 0,
+ * then each id it gives, it visits every route in id order, removed ones left out. Returns ILK_OK;
+ * ILK_NOT_FOUND when no route follows (*route_id is left as it was); ILK_EINVAL for a NULL
+ * argument.
+ */
+int ilk_router_next_route(const ilk_router *router, uint32_t after, uint32_t *route_id);
+
+/**
+ * Removes route `route_id`: lookups no longer find it (on any thread, once the call returns), its
+ * name is free again, and its id is never given to another route. Its destination's userdata, its
+ * guard's, its interceptors' and its data are freed exactly once, when no resolve still runs them
+ * (at once if none does). Only the part of the table the route lived in is compiled again.
+ * Returns ILK_OK; ILK_ENOROUTE if no route has the id or it was removed already (the message
+ * says which); ILK_EINVAL if router is NULL.
+ */
+int ilk_router_remove_route(ilk_router *router, uint32_t route_id);
+
+/**
+ * Replaces the pattern of route `route_id`, keeping its id, name, destination, guard,
+ * interceptors and data: lookups find it by the new pattern, never by both or neither. Returns
+ * ILK_OK; ILK_ENOROUTE for an unknown or removed id; ILK_EPATTERN, ILK_ECONFLICT or ILK_ELIMIT as
+ * ilk_router_add_route (the route is then unchanged); ILK_EINVAL for a NULL argument.
+ */
+int ilk_router_replace_route(ilk_router *router, uint32_t route_id, const char *pattern);
+
+/**
+ * Sets the host's data of route `route_id` to `data`, released with `free_fn` (may be NULL) when
+ * it is set again, the route is removed or the router is freed, but never while a resolve that
+ * matched the route still has it. NULL data and free_fn clear it. A match reads it with
+ * ilk_match_route_data, a callback with ilk_request_route_data. Returns ILK_OK; ILK_ENOROUTE for
+ * an unknown or removed id (the data then stays the caller's); ILK_EINVAL if router is NULL.
+ */
+int ilk_router_set_route_data(ilk_router *router, uint32_t route_id, void *data, ilk_free_fn free_fn);
+
+/**
+ * Compiles what changed since the last lookup now, so that the next lookup does not pay for it
+ * (a server calls it after loading its table, before its first request); waits for a compile
+ * another thread is making. Returns ILK_OK; ILK_ELIMIT if a part of the table is too large for
+ * PCRE2; ILK_ENOMEM; ILK_EINVAL if router is NULL.
+ */
+int ilk_router_compile(ilk_router *router);
 
 /** @} */
 
@@ -415,6 +467,13 @@ int ilk_match_set_buffer(ilk_match *m, char *buffer, size_t capacity);
 
 /** The id of the route the last lookup matched, or 0 if it matched none (or m is NULL). */
 uint32_t ilk_match_route_id(const ilk_match *m);
+
+/**
+ * The data of the route the last lookup matched (ilk_router_set_route_data), or NULL if it has
+ * none, the lookup matched none, or m is NULL. Allocates nothing. Read it while the router lives;
+ * it is valid until the route's data is set again or the route is removed.
+ */
+void *ilk_match_route_data(const ilk_match *m);
 
 /** The pattern of the route the last lookup matched, or NULL. Valid until the next lookup. */
 const char *ilk_match_pattern(const ilk_match *m);
@@ -668,6 +727,9 @@ const char *ilk_request_path(const ilk_request *request);
 const char *ilk_request_fragment(const ilk_request *request);
 /** The matched route's id, or 0 if none matched. */
 uint32_t ilk_request_route_id(const ilk_request *request);
+/** The matched route's data as it stood when the resolve matched it (the resolve keeps it until
+ *  it ends, whatever changes meanwhile), or NULL. */
+void *ilk_request_route_data(const ilk_request *request);
 /** The matched route's pattern, or NULL. */
 const char *ilk_request_pattern(const ilk_request *request);
 /** The number of parameters bound by the matched route. */

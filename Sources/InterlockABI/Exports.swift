@@ -96,10 +96,11 @@ private func addRoute(
     do {
         guard let pattern = try text(pattern, "pattern", code: .pattern) else { return invalid("pattern is NULL") }
         let id = try r.router.addRoute(pattern, name: text(name, "route name"))
+        let owner = freeFn.map { Userdata(userdata, free: $0) }
         if let destination {
-            try r.router.setDestination(CCallback(function: destination, userdata: userdata).destination, for: id)
+            try r.router.setDestination(CCallback(function: destination, userdata: userdata, owner: owner).destination, for: id)
         }
-        if freeFn != nil { r.userdata.withLock { $0.append(Userdata(userdata, free: freeFn)) } }
+        if let owner { r.owned.withLock { $0[id, default: RouteOwned()].destination = owner } }
         routeID?.pointee = id
         return ILK_OK
     } catch {
@@ -120,7 +121,7 @@ public func ilk_router_set_default(
         slot = owner
         return old
     }
-    r.router.defaultDestination = destination.map { CCallback(function: $0, userdata: userdata).destination(keeping: owner) }
+    r.router.defaultDestination = destination.map { CCallback(function: $0, userdata: userdata, owner: owner).destination }
     _ = consume old         // freed here unless a resolve runs it
     if destination == nil, let freeFn { freeFn(userdata) }   // nothing will use it
     return ILK_OK
@@ -183,7 +184,8 @@ public func ilk_router_match(
     return withHandle(router, as: RouterHandle.self) { r in
         withHandle(m, as: MatchHandle.self) { h in
             r.router.withGuaranteedReference { routerObject in
-                matchThrough(routerObject, h.matcher, method, UnsafeRawBufferPointer(start: uri, count: uriLength))
+                h.router = routerObject
+                return matchThrough(routerObject, h.matcher, method, UnsafeRawBufferPointer(start: uri, count: uriLength))
             }
         }
     }

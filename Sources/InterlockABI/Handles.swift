@@ -22,30 +22,29 @@ final class Userdata: @unchecked Sendable {
         freeFn?(pointer)
     }
 
+    /// Gives the userdata back to the caller: it is never freed here (a call that failed leaves
+    /// it the caller's).
+    func abandon() { _ = disposed.exchange(true, ordering: .relaxed) }
+
     deinit { dispose() }
 }
 
-/// A C destination with its userdata. Who frees the userdata holds it apart, as a `Userdata`
-/// (the router handle's list, or its default's slot): a route's callback is then one object of
-/// three fields (a 48-byte allocation for every route).
+/// A C destination with its userdata, and the userdata's owner when it has a free function: a
+/// resolve running the destination keeps it until it ends (a route removed, or a default
+/// replaced, meanwhile). The router handle holds the owner too, to free it with the router.
 final class CCallback: @unchecked Sendable {
     let function: ilk_destination_fn
     let pointer: UnsafeMutableRawPointer?
+    private let owner: Userdata?
     /// Every thread's handle pool, read here rather than from the global at each call (see
     /// `handlePools`). A field, not a capture: a closure capturing `self` alone uses it as its
     /// context, where one capturing a second value allocates a box for every route.
     private let pools = handlePools
 
-    init(function: ilk_destination_fn, userdata: UnsafeMutableRawPointer?) {
+    init(function: ilk_destination_fn, userdata: UnsafeMutableRawPointer?, owner: Userdata?) {
         self.function = function
         self.pointer = userdata
-    }
-
-    /// The callback as a Swift destination that holds `owner` (its userdata's) as long as it lives.
-    func destination(keeping owner: Userdata?) -> Destination {
-        guard let owner else { return destination }
-        let destination = destination
-        return { request, response in try withExtendedLifetime(owner) { try destination(request, &response) } }
+        self.owner = owner
     }
 
     /// The callback as a Swift destination.
@@ -70,8 +69,9 @@ struct CallbackError: Error, CustomStringConvertible {
 
 final class RouterHandle {
     let router: Router
-    /// Userdata of every route, freed when the router is.
-    let userdata = Mutex<[Userdata]>([])
+    /// The userdata of each route's destination and its data (`RouteOwned`), freed when the
+    /// router is; a removed route's, or replaced data's, when nothing runs it any more.
+    let owned = Mutex<[RouteID: RouteOwned]>([:])
     /// The userdata of the default destination, freed when the router is (or, once replaced,
     /// when nothing runs it: the destination holds it too).
     let defaultUserdata = Mutex<Userdata?>(nil)
@@ -81,13 +81,22 @@ final class RouterHandle {
     init(_ router: Router) { self.router = router }
 
     deinit {
-        for u in userdata.withLock({ $0 }) { u.dispose() }
+        for o in owned.withLock({ $0.values }) { o.destination?.dispose(); o.data?.dispose() }
         defaultUserdata.withLock { $0?.dispose() }
     }
 }
 
+/// What the router handle frees for one route.
+struct RouteOwned {
+    var destination: Userdata?
+    var data: Userdata?
+}
+
 final class MatchHandle {
     let matcher = Matcher(preallocate: true)
+    /// The router of the last lookup, not retained (ilk_match_route_data reads its data; the
+    /// header says a match is read while its router lives).
+    unowned(unsafe) var router: Router? = nil
     /// Where ilk_router_match_packed writes parameters: the caller's buffer (ilk_match_set_buffer).
     var buffer: UnsafeMutablePointer<CChar>? = nil
     var bufferCapacity = 0

@@ -65,4 +65,39 @@ struct CompileOutsideLockTests {
         #expect(result.writer?.routeMatch?.pattern == "/c")     // its own change
         #expect(try router.match("/b").routeMatch?.pattern == "/b")
     }
+
+    /// A resolve on another thread while the table without a removed route compiles: its lookup
+    /// reads the previous table, which still has the route, but the route's callbacks are gone;
+    /// it matches again on the new table rather than answer "matched, nothing ran".
+    @Test func aResolveNeverRunsARemovedRouteHalfway() throws {
+        let router = Router()
+        let id = try router.addRoute("/x") { _, response in response.status = 201 }
+        #expect(try router.resolve("/x").response.status == 201)      // the first table
+        let entered = Atomic<Bool>(false), resolving = Atomic<Bool>(false), release = Atomic<Bool>(false)
+        router.compileHook = {
+            entered.store(true, ordering: .releasing)
+            Self.wait(for: release)
+        }
+        let seen = Mutex<Resolution?>(nil)
+        onThreads([
+            {   // the writer: removes the route, then compiles (held open by the hook)
+                try? router.removeRoute(id)
+                try? router.compile()
+            },
+            {   // a reader that changed nothing
+                Self.wait(for: entered)
+                resolving.store(true, ordering: .releasing)
+                let r = try? router.resolve("/x")
+                seen.withLock { $0 = r }
+            },
+            {   // lets the compile end once the reader is in its resolve
+                Self.wait(for: resolving)
+                usleep(50_000)
+                release.store(true, ordering: .releasing)
+            },
+        ])
+        router.compileHook = nil
+        let result = seen.withLock { $0 }
+        #expect(result?.status == .notFound && result?.route == nil)
+    }
 }

@@ -170,12 +170,30 @@ struct PrecedenceModelTests {
 
         func shape(_ v: ArraySlice<Segment>) -> String { v.map(shape).joined(separator: "/") }
 
-        /// The route an added route conflicts with: same method, origin and shape of a variant.
-        func conflict(method: String?, origin: Origin, variants: [[Segment]]) -> RouteID? {
-            for r in routes where r.method == method && r.origin == origin {
+        /// The route an added route conflicts with: same method, origin and shape of a variant
+        /// (the route `replacing` names aside: it is the one being replaced).
+        func conflict(method: String?, origin: Origin, variants: [[Segment]], replacing: RouteID? = nil) -> RouteID? {
+            for r in routes where r.method == method && r.origin == origin && r.id != replacing {
                 for a in r.variants { for b in variants where shape(a[...]) == shape(b[...]) { return r.id } }
             }
             return nil
+        }
+
+        /// Takes route `id` out; a node's constraints keep their order, less those no route uses
+        /// there any more (the tree prunes a constrained node no route goes through).
+        mutating func remove(_ id: RouteID) {
+            routes.removeAll { $0.id == id }
+            var used: Set<String> = []
+            for r in routes {
+                for v in r.variants {
+                    for (i, s) in v.enumerated() {
+                        if case .constrained(_, let regex) = s { used.insert(shape(v[..<i]) + "\u{0}" + regex) }
+                    }
+                }
+            }
+            for (node, order) in constraintOrder {
+                constraintOrder[node] = order.filter { used.contains(node + "\u{0}" + $0) }
+            }
         }
 
         mutating func add(_ route: ModelRoute) {
@@ -294,15 +312,15 @@ struct PrecedenceModelTests {
 
     @Test func routersAnswerAsTheModelSays() throws {
         var counts: [String: Int] = [:]
-        var conflicts = 0
-        for seed: UInt64 in 1...24 { try compare(seed: seed, counts: &counts, conflicts: &conflicts) }
+        var conflicts = 0, removals = 0
+        for seed: UInt64 in 1...24 { try compare(seed: seed, counts: &counts, conflicts: &conflicts, removals: &removals) }
         // The comparison means something only if the requests reach every kind of answer.
         #expect(counts["with parameters", default: 0] >= 10_000 && counts["matched", default: 0] >= 5_000
                 && counts["not found", default: 0] >= 5_000 && counts["method not allowed", default: 0] >= 1_000
-                && conflicts >= 50, "\(counts), \(conflicts) conflicts")
+                && conflicts >= 50 && removals >= 100, "\(counts), \(conflicts) conflicts, \(removals) removals")
     }
 
-    func compare(seed: UInt64, counts: inout [String: Int], conflicts: inout Int) throws {
+    func compare(seed: UInt64, counts: inout [String: Int], conflicts: inout Int, removals: inout Int) throws {
         var rng = SplitMix(seed: seed &* 0x9E37_79B1)
         let fold = seed % 3 == 1, strictSlash = seed % 3 == 2
         let options: RouterOptions = fold ? .caseInsensitive : strictSlash ? .strictSlash : []
@@ -344,7 +362,32 @@ struct PrecedenceModelTests {
             } else {
                 conflicts += 1
             }
-            // Lookups between additions too: a change recompiles only the part of the table it
+            // Every fourth round, a route removed or replaced: tables shrink as well as grow.
+            if round % 4 == 0, !model.routes.isEmpty {
+                let victim = pick(model.routes, &rng)
+                if rng.next() % 2 == 0 {
+                    for router in routers { try router.removeRoute(victim.id) }
+                    model.remove(victim.id)
+                    removals += 1
+                } else {
+                    let (pattern, method, origin, variants) = Self.randomRoute(&rng)
+                    let existing = model.conflict(method: method, origin: origin, variants: variants, replacing: victim.id)
+                    for router in routers {
+                        do {
+                            try router.replaceRoute(victim.id, with: pattern)
+                            #expect(existing == nil, "\(pattern) replaced route \(victim.id); the model says it conflicts with \(existing ?? 0)")
+                        } catch {
+                            #expect(error.code == .conflict && existing != nil, "\(pattern): \(error)")
+                        }
+                    }
+                    if existing == nil {
+                        model.remove(victim.id)
+                        model.add(ModelRoute(id: victim.id, method: method, origin: origin, variants: variants))
+                        removals += 1
+                    }
+                }
+            }
+            // Lookups between changes too: a change recompiles only the part of the table it
             // touched, and the lookups after it must see the whole table as it now is.
             if round % 10 == 0 { try lookUp(round == 40 ? 1_000 : 200) }
         }

@@ -63,6 +63,30 @@ struct ScaleTests {
         #expect(r.compiledUnits >= routes.count)
     }
 
+    /// A removal, too, recompiles the units on its route's path: removing every route one at a
+    /// time (each followed by a lookup) compiles a few units a route, and each lookup after a
+    /// removal finds the routes that are left and not the one removed.
+    @Test func removingOneAtATimeRecompilesOnlyWhatChanged() throws {
+        let routes = generatedRoutes(resources: 400)
+        let r = Router()
+        for route in routes { try r.addRoute(route.pattern) }
+        try r.compile()
+        let before = r.compiledUnits
+        for (i, route) in routes.enumerated().reversed() {
+            try r.removeRoute(RouteID(i + 1))
+            #expect(try r.match(route.uri, method: route.method).routeMatch?.routeID != RouteID(i + 1))
+            if i > 0 {
+                let previous = routes[i - 1]
+                #expect(try r.match(previous.uri, method: previous.method).routeMatch?.routeID == RouteID(i), "\(previous.uri)")
+            }
+        }
+        #expect(r.count == 0 && r.routes.isEmpty)
+        #expect(r.compiledUnits - before <= 3 * routes.count)
+        #expect(try r.match("/api/res0", method: "GET") == .notFound)
+        // The ids are never given again.
+        #expect(try r.addRoute("GET /again") == RouteID(routes.count + 1))
+    }
+
     @Test func matchingWhileAddingNeverSeesATornTable() throws {
         let r = Router()
         try r.addRoute("GET /stable/:a/x/:b")

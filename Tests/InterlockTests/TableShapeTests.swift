@@ -76,18 +76,36 @@ struct TableShapeTests {
         }
         guard case .unit = try reference.compiledTable().root else { Issue.record("the reference is not one regex"); return }
         guard case .dispatch = try shapes[0].compiledTable().root else { Issue.record("budget 1 made no dispatch node"); return }
-        for _ in 0..<2_000 {
-            let uri = randomURI(&rng)
-            let method = pick(Self.methods + ["PUT"], &rng)
-            let expected = try reference.match(uri, method: method)
-            switch expected {
-            case .matched(let m): outcomes[m.parameters.isEmpty ? "matched" : "with parameters", default: 0] += 1
-            case .methodNotAllowed: outcomes["method not allowed", default: 0] += 1
-            case .notFound: outcomes["not found", default: 0] += 1
+        try lookUps(1_000)
+        // Then the table shrinks and changes: each shape recompiles only what the changes touched.
+        for route in reference.routes where rng.next() % 3 == 0 {
+            let replacement = rng.next() % 2 == 0 ? randomPattern(&rng) : nil
+            let expected = caught { () throws(InterlockError) in
+                if let replacement { try reference.replaceRoute(route.id, with: replacement) } else { try reference.removeRoute(route.id) }
             }
-            for (k, r) in shapes.enumerated() {
-                let got = try r.match(uri, method: method)
-                #expect(got == expected, "shape \(k): \(method ?? "*") \(uri)")
+            for r in shapes {
+                let got = caught { () throws(InterlockError) in
+                    if let replacement { try r.replaceRoute(route.id, with: replacement) } else { try r.removeRoute(route.id) }
+                }
+                #expect(got?.code == expected?.code, "\(replacement ?? "removal") of \(route.pattern.source)")
+            }
+        }
+        try lookUps(1_000)
+
+        func lookUps(_ n: Int) throws {
+            for _ in 0..<n {
+                let uri = randomURI(&rng)
+                let method = pick(Self.methods + ["PUT"], &rng)
+                let expected = try reference.match(uri, method: method)
+                switch expected {
+                case .matched(let m): outcomes[m.parameters.isEmpty ? "matched" : "with parameters", default: 0] += 1
+                case .methodNotAllowed: outcomes["method not allowed", default: 0] += 1
+                case .notFound: outcomes["not found", default: 0] += 1
+                }
+                for (k, r) in shapes.enumerated() {
+                    let got = try r.match(uri, method: method)
+                    #expect(got == expected, "shape \(k): \(method ?? "*") \(uri)")
+                }
             }
         }
     }

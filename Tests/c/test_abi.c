@@ -928,6 +928,116 @@ static void test_result_copy(void) {
   ilk_router_free(r);
 }
 
+/* Routes removed and replaced, their ids found by name and in order, their data, compiling. */
+static int data_destination(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)userdata;
+  void *data = ilk_request_route_data(req);
+  return ilk_response_set_status(res, data ? 200 + (int)(size_t)data : 299);
+}
+static void test_changing_routes(void) {
+  ilk_router *r;
+  ilk_match *m;
+  ilk_result *res;
+  uint32_t a, b, c, id = 99;
+  const char *text;
+  memset(frees, 0, sizeof frees);
+  ilk_router_new(&r, 0);
+  ilk_match_new(&m);
+  CHECK_EQ_INT(ilk_router_add_named_route(r, "GET /a/:x", "a", data_destination, (void *)12, count_free, &a), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_named_route(r, "GET /b/:x", "b", data_destination, (void *)13, count_free, &b), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_route(r, "GET /c", NULL, NULL, NULL, &c), ILK_OK);
+  CHECK_EQ_INT(ilk_router_compile(r), ILK_OK);
+
+  /* names to ids, and every id in order */
+  CHECK_EQ_INT(ilk_router_route_id(r, "b", &id), ILK_OK);
+  CHECK_EQ_INT(id, b);
+  CHECK_EQ_INT(ilk_router_route_id(r, "zz", &id), ILK_ENOROUTE);
+  CHECK(strstr(ilk_errmsg(), "'zz'") != NULL);
+  CHECK_EQ_INT(ilk_router_next_route(r, 0, &id), ILK_OK);
+  CHECK_EQ_INT(id, a);
+  CHECK_EQ_INT(ilk_router_next_route(r, a, &id), ILK_OK);
+  CHECK_EQ_INT(id, b);
+
+  /* data: read from a match and from a request; replaced data is freed, the new kept */
+  CHECK_EQ_INT(ilk_router_set_route_data(r, a, (void *)14, count_free), ILK_OK);
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/a/1", 4, m), ILK_OK);
+  CHECK(ilk_match_route_data(m) == (void *)14);
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/b/1", 4, m), ILK_OK);
+  CHECK(ilk_match_route_data(m) == NULL);
+  CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/a/1", 4, &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_response_status(res), 214);
+  ilk_result_free(res);
+  CHECK_EQ_INT(ilk_router_set_route_data(r, a, (void *)15, count_free), ILK_OK);
+  CHECK_EQ_INT(frees[14], 1);
+  CHECK_EQ_INT(ilk_router_set_route_data(r, 77, (void *)9, count_free), ILK_ENOROUTE);
+  CHECK_EQ_INT(frees[9], 0);                                 /* refused: still the caller's */
+
+  /* replace: same id, name, destination and data; the old pattern no longer matches */
+  CHECK_EQ_INT(ilk_router_replace_route(r, a, "GET /alpha/:x"), ILK_OK);
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/a/1", 4, m), ILK_NOT_FOUND);
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/alpha/1", 8, m), ILK_OK);
+  CHECK_EQ_INT(ilk_match_route_id(m), a);
+  CHECK(ilk_match_route_data(m) == (void *)15);
+  CHECK_EQ_INT(ilk_router_route_pattern(r, a, &text), ILK_OK);
+  CHECK_EQ_STR(text, "GET /alpha/:x");
+  CHECK_EQ_INT(ilk_router_route_id(r, "a", &id), ILK_OK);
+  CHECK_EQ_INT(id, a);
+  CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/alpha/1", 8, &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_response_status(res), 215);
+  ilk_result_free(res);
+  /* a replacement that conflicts, or is malformed, leaves the route as it was */
+  CHECK_EQ_INT(ilk_router_replace_route(r, a, "GET /b/:y"), ILK_ECONFLICT);
+  CHECK(strstr(ilk_errmsg(), "/b/:x") != NULL);
+  CHECK_EQ_INT(ilk_router_replace_route(r, a, "GET /al//x"), ILK_EPATTERN);
+  CHECK_EQ_INT(ilk_erroffset(), 8);
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/alpha/1", 8, m), ILK_OK);
+  /* its own shape under a new method is no conflict with itself */
+  CHECK_EQ_INT(ilk_router_replace_route(r, a, "PUT /alpha/:x"), ILK_OK);
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/alpha/1", 8, m), ILK_METHOD_NOT_ALLOWED);
+
+  /* remove: gone from lookups, iteration and names; userdata and data freed; id never reused */
+  CHECK_EQ_INT(ilk_router_remove_route(r, a), ILK_OK);
+  CHECK_EQ_INT(frees[12], 1);
+  CHECK_EQ_INT(frees[15], 1);
+  CHECK_EQ_INT(ilk_router_match(r, "PUT", "/alpha/1", 8, m), ILK_NOT_FOUND);
+  CHECK_EQ_INT(ilk_router_route_count(r), 2);
+  CHECK_EQ_INT(ilk_router_next_route(r, 0, &id), ILK_OK);
+  CHECK_EQ_INT(id, b);
+  CHECK_EQ_INT(ilk_router_next_route(r, c, &id), ILK_NOT_FOUND);
+  CHECK_EQ_INT(ilk_router_route_id(r, "a", &id), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_remove_route(r, a), ILK_ENOROUTE);
+  CHECK(strstr(ilk_errmsg(), "route 1 was removed") != NULL);
+  CHECK_EQ_INT(ilk_router_replace_route(r, a, "/x"), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_route_pattern(r, a, &text), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_remove_route(r, 1000), ILK_ENOROUTE);
+  CHECK(strstr(ilk_errmsg(), "no route has id 1000") != NULL);
+  CHECK_EQ_INT(ilk_router_add_named_route(r, "GET /a/:x", "a", NULL, NULL, NULL, &id), ILK_OK);
+  CHECK_EQ_INT(id, 4);
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/a/1", 4, m), ILK_OK);
+  CHECK_EQ_INT(ilk_match_route_id(m), 4);
+  CHECK_EQ_INT(ilk_router_remove_route(r, c), ILK_OK);          /* the last all-literal route */
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/c", 2, m), ILK_NOT_FOUND);
+
+  /* NULL arguments */
+  CHECK_EQ_INT(ilk_router_remove_route(NULL, 1), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_replace_route(NULL, 1, "/x"), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_replace_route(r, b, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_route_id(NULL, "a", &id), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_route_id(r, NULL, &id), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_route_id(r, "a", NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_next_route(NULL, 0, &id), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_next_route(r, 0, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_set_route_data(NULL, 1, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_compile(NULL), ILK_EINVAL);
+  CHECK(ilk_match_route_data(NULL) == NULL);
+  CHECK(ilk_request_route_data(NULL) == NULL);
+
+  ilk_match_free(m);
+  ilk_router_free(r);
+  CHECK_EQ_INT(frees[13], 1);
+  CHECK_EQ_INT(frees[12] + frees[14] + frees[15], 3);      /* each once */
+}
+
 int main(void) {
   test_result_copy();
   test_resolve_methods();
@@ -940,5 +1050,6 @@ int main(void) {
   test_match();
   test_resolve();
   test_replacing_a_running_callback();
+  test_changing_routes();
   return check_summary("test_abi");
 }

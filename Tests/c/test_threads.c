@@ -5,6 +5,7 @@
 #include "check.h"
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 static ilk_router *router;
 static volatile int adding_done;
@@ -86,6 +87,86 @@ static void replacing_while_resolving(void) {
   CHECK_EQ_INT(frees_seen, 2 * 3001);     /* every userdata freed, once */
 }
 
+/* Routes added, given data, replaced and removed while two threads resolve them: every answer is
+ * one the table before or after a change gives, no callback or request reads freed userdata or
+ * data, and each is freed exactly once, as soon as no resolve runs it. */
+enum { CHURN = 2000 };
+static volatile int churning_done;
+static uint32_t churn_ids[CHURN];
+static int churn_dest(const ilk_request *q, ilk_response *s, void *u) {
+  void *data = ilk_request_route_data(q);
+  for (int i = 0; i < 20; i++) {
+    if (((volatile tagged *)u)->magic != ALIVE || (data && ((volatile tagged *)data)->magic != ALIVE)) {
+      __atomic_add_fetch(&poisoned_reads, 1, __ATOMIC_RELAXED);
+      break;
+    }
+  }
+  return ilk_response_set_status(s, 200);
+}
+static int stable_dest(const ilk_request *q, ilk_response *s, void *u) {
+  (void)u;
+  if (ilk_request_route_id(q) != 1) __atomic_add_fetch(&wrong[1], 1, __ATOMIC_RELAXED);
+  return ilk_response_set_status(s, 201);
+}
+static void *churn_resolver(void *arg) {
+  unsigned seed = (unsigned)(size_t)arg;
+  char uri[64];
+  for (int i = 0; !churning_done && i < 4000000; i++) {
+    ilk_result *res = NULL;
+    seed = seed * 1103515245u + 12345u;
+    int k = (int)((seed >> 8) % CHURN);
+    int kind = i % 3;
+    if (kind == 0) snprintf(uri, sizeof uri, "/stable/%d", k);
+    else snprintf(uri, sizeof uri, kind == 1 ? "/churn/%d" : "/moved/%d", k);
+    int rc = ilk_router_resolve(router, "GET", uri, strlen(uri), &res);
+    if (kind == 0) {
+      if (rc != ILK_OK || ilk_result_response_status(res) != 201) __atomic_add_fetch(&wrong[0], 1, __ATOMIC_RELAXED);
+    } else if (rc == ILK_OK) {
+      /* the route that matched is k's (whose id the main thread wrote before adding it) */
+      uint32_t id = ilk_request_route_id(ilk_result_request(res));
+      if (id != __atomic_load_n(&churn_ids[k], __ATOMIC_ACQUIRE) || ilk_result_response_status(res) != 200)
+        __atomic_add_fetch(&wrong[2], 1, __ATOMIC_RELAXED);
+    } else if (rc != ILK_NOT_FOUND) {
+      __atomic_add_fetch(&wrong[3], 1, __ATOMIC_RELAXED);
+    }
+    ilk_result_free(res);
+  }
+  return NULL;
+}
+static void removing_while_resolving(void) {
+  pthread_t threads[2];
+  char pattern[64];
+  ilk_router_new(&router, 0);
+  poisoned_reads = 0; frees_seen = 0;
+  memset(wrong, 0, sizeof wrong);
+  CHECK_EQ_INT(ilk_router_add_route(router, "GET /stable/:n", stable_dest, NULL, NULL, NULL), ILK_OK);
+  for (int t = 0; t < 2; t++) pthread_create(&threads[t], NULL, churn_resolver, (void *)(size_t)(t + 1));
+  int failed = 0;
+  for (int k = 0; k < CHURN; k++) {
+    uint32_t id;
+    /* ids are given in order: k's route will be k + 2 (route 1 is the stable one) */
+    __atomic_store_n(&churn_ids[k], (uint32_t)k + 2, __ATOMIC_RELEASE);
+    snprintf(pattern, sizeof pattern, "GET /churn/%d", k);
+    failed |= ilk_router_add_route(router, pattern, churn_dest, fresh(), poison, &id) != ILK_OK || id != (uint32_t)k + 2;
+    failed |= ilk_router_set_route_data(router, id, fresh(), poison) != ILK_OK;
+    snprintf(pattern, sizeof pattern, "GET /moved/%d", k);
+    failed |= ilk_router_replace_route(router, id, pattern) != ILK_OK;
+    failed |= ilk_router_set_route_data(router, id, fresh(), poison) != ILK_OK;    /* the first freed */
+    if (k % 2 == 0) failed |= ilk_router_remove_route(router, id) != ILK_OK;
+  }
+  churning_done = 1;
+  for (int t = 0; t < 2; t++) pthread_join(threads[t], NULL);
+  CHECK_EQ_INT(failed, 0);
+  CHECK_EQ_INT(poisoned_reads, 0);
+  CHECK_EQ_INT(wrong[0] + wrong[1] + wrong[2] + wrong[3], 0);
+  /* every removed route's userdata and both data (3 each) and the replaced data of the others
+   * are freed already; the rest with the router */
+  CHECK_EQ_INT(frees_seen, 3 * (CHURN / 2) + CHURN / 2);
+  CHECK_EQ_INT(ilk_router_route_count(router), 1 + CHURN / 2);
+  ilk_router_free(router);
+  CHECK_EQ_INT(frees_seen, 3 * CHURN);
+}
+
 int main(void) {
   pthread_t threads[3];
   ilk_router_new(&router, 0);
@@ -110,5 +191,6 @@ int main(void) {
   }
   ilk_router_free(router);
   replacing_while_resolving();
+  removing_while_resolving();
   return check_summary("test_threads");
 }

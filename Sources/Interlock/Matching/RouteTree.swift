@@ -60,6 +60,11 @@ final class TreeNode {
         terminalsChanged = false
     }
 
+    /// Whether nothing ends or continues here (a node left so by a removal is pruned).
+    var isEmpty: Bool {
+        leaves.isEmpty && literalOrder.isEmpty && constrainedChildren.isEmpty && parameterChild == nil && catchAllChild == nil
+    }
+
     /// Children in precedence order.
     var childrenInOrder: [TreeNode] {
         var all = literalOrder
@@ -117,15 +122,15 @@ struct RouteTree {
     }
 
     /// The route already registered with the same method, scheme, host and path shape as one of
-    /// `variants` of `route`, if any.
-    func conflict(for route: Route, variants: [[PatternSegment]]) -> Route? {
+    /// `variants` of `route`, if any, other than the route `ignoring` names (one being replaced).
+    func conflict(for route: Route, variants: [[PatternSegment]], ignoring: RouteID? = nil) -> Route? {
         for variant in variants {
             var node: TreeNode? = root
             for segment in variant { node = node.flatMap { existingChild($0, segment) } }
             guard let node else { continue }
             let p = route.pattern
             if let other = node.leaves.first(where: {
-                $0.route.pattern.method == p.method && $0.route.pattern.scheme == p.scheme && $0.route.pattern.host == p.host
+                $0.route.id != ignoring && $0.route.pattern.method == p.method && $0.route.pattern.scheme == p.scheme && $0.route.pattern.host == p.host
             }) {
                 return other.route
             }
@@ -189,6 +194,62 @@ struct RouteTree {
             for n in path {
                 n.size += grow
                 n.compiled = nil
+            }
+        }
+    }
+
+    /// Removes every variant of `route` (as `insert` added them), and the nodes left with no
+    /// leaves and no children, marking what the next compilation must rebuild: the nodes on each
+    /// variant's path, a dispatch node's changed literal keys, and the all-literal paths.
+    mutating func remove(_ route: Route, variants: [[PatternSegment]]) {
+        for variant in variants {
+            var path: [TreeNode] = [root]
+            for segment in variant {
+                guard let child = existingChild(path[path.count - 1], segment) else { break }
+                path.append(child)
+            }
+            guard path.count == variant.count + 1 else { continue }     // already gone (a shared variant)
+            let node = path[path.count - 1]
+            guard let at = node.leaves.firstIndex(where: { $0.route.id == route.id }) else { continue }
+            node.leaves.remove(at: at)
+            node.terminalsChanged = true
+            if node.entry == .catchAll { path[path.count - 2].terminalsChanged = true }   // its parent compiles its leaves
+            let shrink = TreeNode.leafSize(route)
+            for n in path {
+                n.size -= shrink
+                n.compiled = nil
+            }
+            // A dispatch node rebuilds only the buckets of the literal children listed as changed.
+            for (parent, child) in zip(path, path.dropFirst()) {
+                if parent.lastDispatch != nil, !child.listedAsChanged, case .literal(let b) = child.entry {
+                    parent.changedLiterals.append(key(b))
+                    child.listedAsChanged = true
+                }
+            }
+            if variant.allSatisfy({ if case .literal = $0 { return true } else { return false } }) {
+                var key: [UInt8] = []
+                for case .literal(let b) in variant { key.append(slash); key += self.key(b) }
+                if node.leaves.isEmpty { staticNodes[key] = nil }
+                changedStatic.insert(key)
+            }
+            // Prune from the end: a node with nothing left goes from its parent.
+            var depth = path.count - 1
+            while depth > 0, path[depth].isEmpty {
+                let child = path[depth], parent = path[depth - 1]
+                switch child.entry {
+                case .literal(let b):
+                    let k = key(b)
+                    parent.literalChildren[k] = nil
+                    parent.literalOrder.removeAll { $0 === child }     // listed as changed above
+                case .parameter: parent.parameterChild = nil
+                case .constrained: parent.constrainedChildren.removeAll { $0 === child }
+                case .catchAll:
+                    parent.catchAllChild = nil
+                    parent.terminalsChanged = true
+                case .root: break
+                }
+                for ancestor in path[..<depth] { ancestor.size -= child.size + 2 }
+                depth -= 1
             }
         }
     }

@@ -88,7 +88,10 @@ struct TableCompiler {
             for (b, keys) in touched {
                 var entries = buckets[b].entries
                 for key in keys {
-                    guard let child = node.literalChildren[key] else { continue }
+                    guard let child = node.literalChildren[key] else {     // removed
+                        entries.removeAll { $0.key == key }
+                        continue
+                    }
                     let compiled = try compile(child)
                     if let i = entries.firstIndex(where: { $0.key == key }) {
                         entries[i].value = compiled

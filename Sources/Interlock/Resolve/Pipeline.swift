@@ -51,6 +51,8 @@ final class PipelineRun: @unchecked Sendable {
     /// `RouteParts.empty` (which lives as long as the program), read once: reading the static
     /// each resolve cost a `swift_once` call.
     private let noParts: Unmanaged<RouteParts>
+    /// `RouteParts.removed`, read once (a static is a lazily made global, checked at each read).
+    private let removedParts: Unmanaged<RouteParts>
     /// The parts of routes added after `global` was built that this resolve matched.
     private var laterParts: [RouteParts] = []
 
@@ -61,6 +63,7 @@ final class PipelineRun: @unchecked Sendable {
         globalRef = .passUnretained(global)
         self.pooled = pooled
         noParts = .passUnretained(.empty)
+        removedParts = .passUnretained(.removed)
         passParts = noParts
     }
 
@@ -85,21 +88,33 @@ final class PipelineRun: @unchecked Sendable {
     /// passed in by the resolve (reading the unowned field would count a reference each pass).
     func create(_ bytes: UnsafeRawBufferPointer, on router: Router) throws(InterlockError) -> Created {
         let matcher = pooled.matcher
-        let outcome: MatchOutcome
-        if methodLength >= 0 {
-            outcome = try matcher.match(router, method: UnsafeRawBufferPointer(start: methodBytes, count: methodLength), uri: bytes)
-        } else if let method {      // longer than any method: the matcher refuses it
-            outcome = try withBytes(method) { (m) throws(InterlockError) in try matcher.match(router, method: m, uri: bytes) }
-        } else {
-            outcome = try matcher.match(router, method: nil, uri: bytes)
+        var outcome = try match(bytes, on: router)
+        var routeID = outcome == .matched ? matcher.routeID : 0
+        var found = routeID == 0 ? noParts : parts(of: routeID, on: router)
+        if found.toOpaque() == removedParts.toOpaque() {
+            // The lookup read a table from before the route's removal (another thread was
+            // compiling the new one): match again on the current table.
+            try router.compile()
+            outcome = try match(bytes, on: router)
+            routeID = outcome == .matched ? matcher.routeID : 0
+            found = routeID == 0 ? noParts : parts(of: routeID, on: router)
         }
         let request = matcher.request(method: method, bytes: bytes, matched: outcome == .matched,
-                                      sharingStateWith: log.firstMatch)
-        let routeID = outcome == .matched ? matcher.routeID : 0
-        let parts = routeID == 0 ? noParts : parts(of: routeID, on: router)
+                                      data: found._withUnsafeGuaranteedRef { $0.data }, sharingStateWith: log.firstMatch)
         log.matched(request, outcome)
-        return Created(request: request, routeID: routeID, parts: parts,
+        return Created(request: request, routeID: routeID, parts: found,
                        allowed: outcome == .methodNotAllowed ? matcher.allowedMethods : nil)
+    }
+
+    /// The lookup of `bytes` under the resolve's method.
+    private func match(_ bytes: UnsafeRawBufferPointer, on router: Router) throws(InterlockError) -> MatchOutcome {
+        let matcher = pooled.matcher
+        if methodLength >= 0 {
+            return try matcher.match(router, method: UnsafeRawBufferPointer(start: methodBytes, count: methodLength), uri: bytes)
+        } else if let method {      // longer than any method: the matcher refuses it
+            return try withBytes(method) { (m) throws(InterlockError) in try matcher.match(router, method: m, uri: bytes) }
+        }
+        return try matcher.match(router, method: nil, uri: bytes)
     }
 
     /// What runs around route `id`, borrowed: from the global pipeline the run holds, or, for a

@@ -10,8 +10,9 @@ public struct PendingLink: Equatable, Sendable {
 }
 
 /// What runs around one route: its destination, guard and scoped interceptors (flattened to the
-/// closures that run). Immutable: a change replaces the object (and so the global pipeline that
-/// lists it), so a resolve reads it from the global pipeline it holds, with no lock taken.
+/// closures that run), and the host's data for it. Immutable: a change replaces the object (and
+/// so the global pipeline that lists it), so a resolve reads it from the global pipeline it holds,
+/// with no lock taken, and what it replaced (a callback, data) lives until no resolve runs it.
 final class RouteParts: Sendable {
     let destination: Destination?
     let routeGuard: Guard?
@@ -19,31 +20,43 @@ final class RouteParts: Sendable {
     let responseLeaves: [ResponseInterceptor.Leaf]
     /// The interceptors' names, for traces.
     let names: StageNames
+    /// The host's value for the route (see `Router.setData(_:for:)`).
+    let data: (any Sendable)?
 
     init(destination: Destination? = nil, routeGuard: Guard? = nil,
-         requestLeaves: [RequestInterceptor.Leaf] = [], responseLeaves: [ResponseInterceptor.Leaf] = []) {
+         requestLeaves: [RequestInterceptor.Leaf] = [], responseLeaves: [ResponseInterceptor.Leaf] = [],
+         data: (any Sendable)? = nil) {
         self.destination = destination
         self.routeGuard = routeGuard
         self.requestLeaves = requestLeaves
         self.responseLeaves = responseLeaves
+        self.data = data
         names = requestLeaves.isEmpty && responseLeaves.isEmpty
             ? .none : StageNames(requestLeaves: requestLeaves, responseLeaves: responseLeaves)
     }
 
     /// Shared by every route that has nothing around it.
     static let empty = RouteParts()
+    /// What a removed route has around it: nothing, and, told apart from `empty`, a sign that a
+    /// lookup that found the route read a table from before its removal.
+    static let removed = RouteParts()
 
     func with(destination: Destination?) -> RouteParts {
-        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves)
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves, data: data)
     }
     func with(routeGuard: Guard?) -> RouteParts {
-        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves)
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves, data: data)
+    }
+    func with(data: (any Sendable)?) -> RouteParts {
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves, data: data)
     }
     func adding(_ leaves: [RequestInterceptor.Leaf]) -> RouteParts {
-        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves + leaves, responseLeaves: responseLeaves)
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves + leaves, responseLeaves: responseLeaves,
+                   data: data)
     }
     func adding(_ leaves: [ResponseInterceptor.Leaf]) -> RouteParts {
-        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves + leaves)
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves + leaves,
+                   data: data)
     }
 }
 
@@ -147,7 +160,7 @@ extension Router {
     /// Replaces what runs around route `id` by `change` of it, and lets go of the spare runs at
     /// once: they hold the parts as they were, so a replaced callback (and its C userdata) is
     /// let go of now, not at the next resolve.
-    private func changeParts(of id: RouteID, _ change: (RouteParts) -> RouteParts) throws(InterlockError) {
+    func changeParts(of id: RouteID, _ change: (RouteParts) -> RouteParts) throws(InterlockError) {
         try replacing { (s: inout State) throws(InterlockError) -> RouteParts in
             try s.checkRoute(id)
             let old = s.pipeline.routes[Int(id) - 1]
@@ -162,7 +175,7 @@ extension Router {
     /// it (and its userdata) until it ends. Only what was replaced is kept, not the pipeline:
     /// a copy of the pipeline would share its arrays, so the change would copy them, every route
     /// at every change (adding 100,000 routes with destinations took 88 s instead of 0.6).
-    private func replacing<Replaced: Sendable>(_ change: (inout State) throws(InterlockError) -> Replaced) throws(InterlockError) {
+    func replacing<Replaced: Sendable>(_ change: (inout State) throws(InterlockError) -> Replaced) throws(InterlockError) {
         // Returned and dropped: released after the lock.
         _ = try state.withLock { (s: inout State) throws(InterlockError) -> (Replaced, [PipelineRun]) in
             let replaced = try change(&s)
@@ -347,8 +360,12 @@ extension Router.State {
         return taken
     }
 
-    /// Throws `.unknownRoute` unless `id` names a route.
-    func checkRoute(_ id: RouteID) throws(InterlockError) {
+    /// The route `id` names.
+    /// - Throws: `.unknownRoute` naming the id if no route has it, or saying it was removed.
+    @discardableResult
+    func checkRoute(_ id: RouteID) throws(InterlockError) -> Route {
         guard id >= 1, Int(id) <= routes.count else { throw InterlockError(.unknownRoute, "no route has id \(id)") }
+        guard let route = routes[Int(id) - 1] else { throw InterlockError(.unknownRoute, "route \(id) was removed") }
+        return route
     }
 }

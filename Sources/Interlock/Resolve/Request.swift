@@ -35,6 +35,8 @@ public struct Request: @unchecked Sendable {
         var fields: Fields?
         var method: String?
         var route: Route?
+        /// The host's value for the matched route, as it stood when the resolve matched it.
+        var routeData: (any Sendable)?
         var metadata: [String: String]
         /// The first request of the resolve this one belongs to (nil: this is it). Its
         /// `sharedState` is the resolve's state, made on first use: most resolves never use it,
@@ -86,7 +88,8 @@ public struct Request: @unchecked Sendable {
                 Storage.make(Header(count: count, pathRange: header.pathRange, schemeRange: header.schemeRange,
                                     hostRange: header.hostRange, portRange: header.portRange, queryRange: header.queryRange,
                                     fragmentRange: header.fragmentRange, names: header.names, values: header.values,
-                                    fields: header.fields, method: header.method, route: header.route, metadata: header.metadata,
+                                    fields: header.fields, method: header.method, route: header.route,
+                                    routeData: header.routeData, metadata: header.metadata,
                                     origin: header.origin ?? self, assignedState: header.assignedState)) {
                     $0.update(from: bytes, count: count)
                 }
@@ -155,10 +158,11 @@ public struct Request: @unchecked Sendable {
     /// starts one.
     init(count: Int, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?,
          port: Range<Int>?, query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int,
-         method: String?, route: Route?, sharingStateWith resolve: Request?, fill: (UnsafeMutablePointer<UInt8>) -> Void) {
+         method: String?, route: Route?, data: (any Sendable)?, sharingStateWith resolve: Request?,
+         fill: (UnsafeMutablePointer<UInt8>) -> Void) {
         storage = Storage.make(Header(count: count, pathRange: path, schemeRange: scheme, hostRange: host, portRange: port,
                                       queryRange: query, fragmentRange: fragment, names: names, values: values, fields: nil,
-                                      method: method, route: route, metadata: [:],
+                                      method: method, route: route, routeData: data, metadata: [:],
                                       origin: resolve.map { $0.storage.header.origin ?? $0.storage }, assignedState: nil),
                                fill: fill)
     }
@@ -174,7 +178,8 @@ public struct Request: @unchecked Sendable {
                                       queryRange: nil, fragmentRange: nil, names: [], values: 0,
                                       fields: Fields(uri: uri, scheme: nil, host: nil, port: nil, path: "/", query: QueryItems(),
                                                      fragment: nil, parameters: []),
-                                      method: method, route: nil, metadata: [:], origin: nil, assignedState: nil)) { _ in }
+                                      method: method, route: nil, routeData: nil, metadata: [:], origin: nil,
+                                      assignedState: nil)) { _ in }
     }
 
     /// Calls `body` with the request at `p`, not copied (no reference counted on its storage):
@@ -256,6 +261,9 @@ public struct Request: @unchecked Sendable {
         get { storage.header.route }
         set { unique.header.route = newValue }
     }
+    /// The host's value for the matched route (``Router/setData(_:for:)``) as it stood when the
+    /// resolve matched it, or nil; held by the request, so it lives as long as the resolve.
+    public var routeData: (any Sendable)? { storage.header.routeData }
     /// The matched route's parameters, decoded, in path order. Interceptors may change them.
     public var parameters: [(name: String, value: String)] {
         get { storage.parameters }

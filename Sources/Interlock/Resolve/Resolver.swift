@@ -22,7 +22,8 @@ extension Router {
 extension Matcher {
     /// The request for the lookup just made on `bytes`: its parts kept as bytes (see
     /// `Request.Storage`), made into strings only when read.
-    func request(method: String?, bytes: UnsafeRawBufferPointer, matched: Bool, sharingStateWith resolve: Request?) -> Request {
+    func request(method: String?, bytes: UnsafeRawBufferPointer, matched: Bool, data: (any Sendable)?,
+                 sharingStateWith resolve: Request?) -> Request {
         let pathLength = spans.pathLength
         let count = matched ? parameterCount : 0
         var total = bytes.count + pathLength
@@ -32,7 +33,7 @@ extension Matcher {
         return Request(count: total, path: uriEnd..<(uriEnd + pathLength),
                        scheme: spans.scheme, host: spans.host, port: spans.port, query: spans.query, fragment: spans.fragment,
                        names: count > 0 ? parameterNames : [], values: values,
-                       method: method, route: matched ? route : nil, sharingStateWith: resolve) { base in
+                       method: method, route: matched ? route : nil, data: data, sharingStateWith: resolve) { base in
             if let b = bytes.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: b, byteCount: bytes.count) }
             if pathLength > 0 { (base + bytes.count).initialize(from: pathBytes.baseAddress!, count: pathLength) }
             var o = values

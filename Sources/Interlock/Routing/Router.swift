@@ -17,9 +17,10 @@ public struct RouterOptions: OptionSet, Sendable {
 /// The most routes one router holds.
 public let maximumRoutes = 1 << 22
 
-/// A route table. Routes are added at any time, from any thread; lookups on other threads see the
-/// table before or after an addition, never half of it. The regexes are compiled lazily, on the
-/// first lookup after a change, and only the part of the table that changed is recompiled.
+/// A route table. Routes are added, removed and replaced at any time, from any thread; lookups on
+/// other threads see the table before or after a change, never half of it. The regexes are
+/// compiled lazily, on the first lookup after a change (or by ``compile()``), and only the part of
+/// the table that changed is recompiled.
 public final class Router: @unchecked Sendable {
     /// The options the router was made with.
     public let options: RouterOptions
@@ -44,7 +45,10 @@ public final class Router: @unchecked Sendable {
 
     struct State {
         var tree: RouteTree
-        var routes: [Route] = []
+        /// Every route ever added, at index id - 1; nil once removed (ids are never reused).
+        var routes: [Route?] = []
+        /// How many of `routes` are not removed.
+        var liveCount = 0
         var routesByName: [String: Route] = [:]
         var compiled: CompiledTable? = nil
         /// How many spare matchers, and spare resolve runs, a router keeps.
@@ -110,17 +114,14 @@ public final class Router: @unchecked Sendable {
                 throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)'")
             }
             guard s.routes.count < maximumRoutes else {
-                throw InterlockError(.limit, "router already holds \(maximumRoutes) routes")
+                throw InterlockError(.limit, "router already gave out \(maximumRoutes) route ids")
             }
             // The route keeps its pattern without the parsed variants: the tree holds the segments.
-            let slim = parsed.slimmed(parameterNames: s.tree.shared(parsed.parameterNames))
-            let methodText = parsed.method.map { m in s.methodTexts[m] ?? { let t = CText(m); s.methodTexts[m] = t; return t }() }
-            let route = Route(id: RouteID(s.routes.count + 1), pattern: slim, name: name, methodText: methodText)
-            if let other = s.tree.conflict(for: route, variants: parsed.variants) {
-                throw InterlockError(.conflict, "'\(pattern)' conflicts with '\(other.pattern.source)' (route \(other.id)): same method, scheme, host and path shape")
-            }
+            let route = s.route(RouteID(s.routes.count + 1), parsed, name: name)
+            try s.checkConflict(route, parsed)
             s.tree.insert(route, variants: parsed.variants)
             s.routes.append(route)
+            s.liveCount += 1
             s.pipeline.routes.append(.empty)
             if let name { s.routesByName[name] = route }
             WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue)
@@ -146,9 +147,25 @@ public final class Router: @unchecked Sendable {
     /// The route with this id, if any.
     ///
     /// - Parameter id: The id ``addRoute(_:name:)`` returned.
-    /// - Returns: The route, or nil if no route has that id.
+    /// - Returns: The route, or nil if no route has that id (or it was removed).
     public func route(_ id: RouteID) -> Route? {
         state.withLock { s in id >= 1 && Int(id) <= s.routes.count ? s.routes[Int(id) - 1] : nil }
+    }
+
+    /// The first route whose id is greater than `id`, if any: the routes in id order, one at a
+    /// time, without copying the table.
+    ///
+    /// - Parameter id: An id (0 for the first route).
+    /// - Returns: The next route, or nil if no route has a greater id.
+    public func route(after id: RouteID) -> Route? {
+        state.withLock { s in
+            var i = Int(id)
+            while i < s.routes.count {
+                if let r = s.routes[i] { return r }
+                i += 1
+            }
+            return nil
+        }
     }
 
     /// The route with this name, if any.
@@ -167,8 +184,8 @@ public final class Router: @unchecked Sendable {
         state.withLock { s in if s.pool.count < State.spareLimit { s.pool.append(m) } }
     }
 
-    /// Every route, in the order added.
-    public var routes: [Route] { state.withLock { $0.routes } }
+    /// Every route, in the order added (removed ones left out).
+    public var routes: [Route] { state.withLock { $0.routes.compactMap { $0 } } }
 
     /// How many regex units this router has compiled so far (they are compiled lazily, and only
     /// where the table changed): a measure of the work additions cost.
@@ -186,8 +203,8 @@ public final class Router: @unchecked Sendable {
         Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef(body)
     }
 
-    /// Number of routes.
-    public var count: Int { state.withLock { $0.routes.count } }
+    /// Number of routes (removed ones left out).
+    public var count: Int { state.withLock { $0.liveCount } }
 
     /// The compiled table for the current generation, compiling what changed. While another
     /// thread compiles, the previous table answers: a lookup waits for a compile only when the
@@ -199,17 +216,17 @@ public final class Router: @unchecked Sendable {
         }
         if let current { return current }
         guard let previous, previous.generation >= WrittenGeneration.current else {
-            return try treeLock.withLock { (_: inout Void) throws(InterlockError) in try compile() }
+            return try treeLock.withLock { (_: inout Void) throws(InterlockError) in try compileTable() }
         }
-        let compiled = try treeLock.withLockIfAvailable { (_: inout Void) throws(InterlockError) in try compile() }
+        let compiled = try treeLock.withLockIfAvailable { (_: inout Void) throws(InterlockError) in try compileTable() }
         return compiled ?? previous
     }
 
     /// Compiles what changed since the last table, holding `treeLock` (so the tree holds still)
     /// but not `state`, and publishes the table.
-    private func compile() throws(InterlockError) -> CompiledTable {
+    func compileTable() throws(InterlockError) -> CompiledTable {
         let (g, tree, routeCount, previous) = state.withLock { s in
-            (generation.load(ordering: .acquiring), s.tree, s.routes.count, s.compiled)
+            (generation.load(ordering: .acquiring), s.tree, s.liveCount, s.compiled)
         }
         if let previous, previous.generation == g { return previous }     // another thread did it
         #if DEBUG
@@ -256,7 +273,10 @@ public final class Router: @unchecked Sendable {
             return try withBytes(method) { (m) throws(InterlockError) in try matcher.match(self, method: m, uri: u) }
         }
         switch outcome {
-        case .matched: return matcher.routeMatch().map(MatchResult.matched) ?? .notFound
+        case .matched:
+            guard var m = matcher.routeMatch() else { return .notFound }
+            m.data = data(for: m.routeID)
+            return .matched(m)
         case .notFound: return .notFound
         case .methodNotAllowed: return .methodNotAllowed(allowed: matcher.allowedMethods)
         }
@@ -304,6 +324,8 @@ public struct RouteMatch: Equatable, Sendable {
     public let name: String?
     /// Parameter names and decoded values, in path order.
     public let parameters: [(name: String, value: String)]
+    /// The host's value for the route (``Router/setData(_:for:)``), if any. Not compared by `==`.
+    public internal(set) var data: (any Sendable)? = nil
 
     /// The value of the named parameter, if the match bound it.
     ///

@@ -1,0 +1,90 @@
+import CInterlock
+import Interlock
+
+// Changing a router's table from C: removing and replacing routes, finding a route's id by its
+// name or the next one in id order, the host's data on a route, and compiling ahead of lookups.
+
+@_cdecl("ilk_router_remove_route")
+public func ilk_router_remove_route(_ router: OpaquePointer?, _ routeID: UInt32) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    do { try r.router.removeRoute(routeID) } catch { return fail(error) }
+    // The route's destination holds its userdata's owner until no resolve runs it; its data,
+    // the parts the router let go of. Dropped here, after the router's locks.
+    _ = r.owned.withLock { $0.removeValue(forKey: routeID) }
+    return ILK_OK
+}
+
+@_cdecl("ilk_router_replace_route")
+public func ilk_router_replace_route(_ router: OpaquePointer?, _ routeID: UInt32, _ pattern: UnsafePointer<CChar>?) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    return checked { () throws(InterlockError) in
+        guard let pattern = try text(pattern, "pattern", code: .pattern) else { return invalid("pattern is NULL") }
+        try r.router.replaceRoute(routeID, with: pattern)
+        return ILK_OK
+    }
+}
+
+@_cdecl("ilk_router_route_id")
+public func ilk_router_route_id(_ router: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ routeID: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let routeID else { return invalid("route_id is NULL") }
+    return checked { () throws(InterlockError) in
+        guard let name = try text(name, "name") else { return invalid("name is NULL") }
+        guard let route = r.router.route(named: name) else { throw InterlockError(.unknownRoute, "no route is named '\(name)'") }
+        routeID.pointee = route.id
+        return ILK_OK
+    }
+}
+
+@_cdecl("ilk_router_next_route")
+public func ilk_router_next_route(_ router: OpaquePointer?, _ after: UInt32, _ routeID: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let routeID else { return invalid("route_id is NULL") }
+    guard let route = r.router.route(after: after) else { return ILK_NOT_FOUND }
+    routeID.pointee = route.id
+    return ILK_OK
+}
+
+@_cdecl("ilk_router_set_route_data")
+public func ilk_router_set_route_data(
+    _ router: OpaquePointer?, _ routeID: UInt32, _ data: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    // Owned only once nothing can fail: on failure the data stays the caller's.
+    let owner = data == nil && freeFn == nil ? nil : Userdata(data, free: freeFn)
+    do {
+        try r.router.setData(owner, for: routeID)
+    } catch {
+        owner?.abandon()
+        return fail(error)
+    }
+    // The data replaced is freed once no resolve has it (the parts the router let go of hold it).
+    let replaced = r.owned.withLock { owned -> Userdata? in
+        let old = owned[routeID]?.data
+        owned[routeID, default: RouteOwned()].data = owner
+        return old
+    }
+    _ = replaced
+    return ILK_OK
+}
+
+@_cdecl("ilk_match_route_data")
+public func ilk_match_route_data(_ m: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    guard let h = handle(m, as: MatchHandle.self), let router = h.router, h.matcher.routeID != 0 else { return nil }
+    return (router.data(for: h.matcher.routeID) as? Userdata)?.pointer
+}
+
+@_cdecl("ilk_request_route_data")
+public func ilk_request_route_data(_ r: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    guard let h = handle(r, as: RequestHandle.self) else { return nil }
+    return h.withRequest { ($0.routeData as? Userdata)?.pointer }
+}
+
+@_cdecl("ilk_router_compile")
+public func ilk_router_compile(_ router: OpaquePointer?) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    return checked { () throws(InterlockError) in
+        try r.router.compile()
+        return ILK_OK
+    }
+}

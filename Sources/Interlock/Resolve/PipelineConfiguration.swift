@@ -21,11 +21,11 @@ final class RouteParts: Sendable {
     /// The interceptors' names, for traces.
     let names: StageNames
     /// The host's value for the route (see `Router.setData(_:for:)`).
-    let data: (any Sendable)?
+    let data: RouteData?
 
     init(destination: Destination? = nil, routeGuard: Guard? = nil,
          requestLeaves: [RequestInterceptor.Leaf] = [], responseLeaves: [ResponseInterceptor.Leaf] = [],
-         data: (any Sendable)? = nil) {
+         data: RouteData? = nil) {
         self.destination = destination
         self.routeGuard = routeGuard
         self.requestLeaves = requestLeaves
@@ -47,7 +47,7 @@ final class RouteParts: Sendable {
     func with(routeGuard: Guard?) -> RouteParts {
         RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves, data: data)
     }
-    func with(data: (any Sendable)?) -> RouteParts {
+    func with(data: RouteData?) -> RouteParts {
         RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves, data: data)
     }
     func adding(_ leaves: [RequestInterceptor.Leaf]) -> RouteParts {
@@ -58,6 +58,13 @@ final class RouteParts: Sendable {
         RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves + leaves,
                    data: data)
     }
+}
+
+/// The host's value for a route, boxed: a request and a route's parts hold it by one reference
+/// (held as an existential, it made every request's copy and release go through generic code).
+final class RouteData: Sendable {
+    let value: any Sendable
+    init(_ value: any Sendable) { self.value = value }
 }
 
 /// The global part of the pipeline as one resolve sees it: taken once per resolve, so that a

@@ -36,7 +36,7 @@ public struct Request: @unchecked Sendable {
         var method: String?
         var route: Route?
         /// The host's value for the matched route, as it stood when the resolve matched it.
-        var routeData: (any Sendable)?
+        var routeData: RouteData?
         var metadata: [String: String]
         /// The first request of the resolve this one belongs to (nil: this is it). Its
         /// `sharedState` is the resolve's state, made on first use: most resolves never use it,
@@ -158,7 +158,7 @@ public struct Request: @unchecked Sendable {
     /// starts one.
     init(count: Int, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?,
          port: Range<Int>?, query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int,
-         method: String?, route: Route?, data: (any Sendable)?, sharingStateWith resolve: Request?,
+         method: String?, route: Route?, data: RouteData?, sharingStateWith resolve: Request?,
          fill: (UnsafeMutablePointer<UInt8>) -> Void) {
         storage = Storage.make(Header(count: count, pathRange: path, schemeRange: scheme, hostRange: host, portRange: port,
                                       queryRange: query, fragmentRange: fragment, names: names, values: values, fields: nil,
@@ -263,7 +263,7 @@ public struct Request: @unchecked Sendable {
     }
     /// The host's value for the matched route (``Router/setData(_:for:)``) as it stood when the
     /// resolve matched it, or nil; held by the request, so it lives as long as the resolve.
-    public var routeData: (any Sendable)? { storage.header.routeData }
+    public var routeData: (any Sendable)? { storage.header.routeData?.value }
     /// The matched route's parameters, decoded, in path order. Interceptors may change them.
     public var parameters: [(name: String, value: String)] {
         get { storage.parameters }

@@ -22,7 +22,7 @@ extension Router {
 extension Matcher {
     /// The request for the lookup just made on `bytes`: its parts kept as bytes (see
     /// `Request.Storage`), made into strings only when read.
-    func request(method: String?, bytes: UnsafeRawBufferPointer, matched: Bool, data: (any Sendable)?,
+    func request(method: String?, bytes: UnsafeRawBufferPointer, matched: Bool, data: RouteData?,
                  sharingStateWith resolve: Request?) -> Request {
         let pathLength = spans.pathLength
         let count = matched ? parameterCount : 0

@@ -65,14 +65,15 @@ extension Router {
     ///   - id: The route's id.
     /// - Throws: ``InterlockError`` with code ``ErrorCode/unknownRoute`` if no route has `id`.
     public func setData(_ data: (any Sendable)?, for id: RouteID) throws(InterlockError) {
-        try changeParts(of: id) { $0.with(data: data) }
+        let boxed = data.map(RouteData.init)
+        try changeParts(of: id) { $0.with(data: boxed) }
     }
 
     /// The host's value for route `id`, as ``setData(_:for:)`` set it.
     ///
     /// - Parameter id: The route's id.
     /// - Returns: The value, or nil if none was set or no route has `id`.
-    public func data(for id: RouteID) -> (any Sendable)? { parts(of: id).data }
+    public func data(for id: RouteID) -> (any Sendable)? { parts(of: id).data?.value }
 
     /// Compiles what changed since the last lookup now, so that the next lookup does not: a
     /// server calls it after loading its table, before its first request. Waits for a compile

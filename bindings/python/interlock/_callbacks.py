@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 from . import _native as n
 from . import _values, _wire
-from ._errors import Abort, CallbackError
+from ._errors import INT, Abort, CallbackError, _check, _int_arg
 from ._native import lib, text
-from ._text import _b, _message_b, _text_of
+from ._text import _b, _body, _headers, _message_b, _text_of
 from ._values import Request, _Redirect
 
 if TYPE_CHECKING:
@@ -86,11 +86,16 @@ def _unchanged(response: Response, given: Optional[tuple[Response, int, bytes, l
 
 
 def _write_response(pointer: int, response: Response) -> None:
-    lib.ilk_response_set_status(pointer, int(response.status))
-    lib.ilk_response_set_body(pointer, response.body, len(response.body))
-    lib.ilk_response_clear_headers(pointer)
-    for k, v in response.headers:
-        lib.ilk_response_add_header(pointer, _b(k, "header name"), _b(v, f"header {k!r}"))
+    """Writes `response` (as a callback may have changed it: each field is checked again) to the
+    library's response at `pointer`. A status outside 100...599 is the library's InvalidArgumentError."""
+    status = _int_arg(response.status, "response status", INT)
+    body = _body(response.body, "response body")
+    headers = _headers(response.headers, "response headers")
+    _check(lib.ilk_response_set_status(pointer, status))
+    _check(lib.ilk_response_set_body(pointer, body, len(body)))
+    _check(lib.ilk_response_clear_headers(pointer))
+    for k, v in headers:
+        _check(lib.ilk_response_add_header(pointer, _b(k, "header name"), _b(v, f"header {k!r}")))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -109,7 +114,7 @@ def _destination(router: "Router", fn: Destination) -> Callable[[int, int, Any],
             if isinstance(returned, bool):
                 raise TypeError("a destination returns None, an int, str, bytes or Response, not bool")
             if isinstance(returned, int):
-                lib.ilk_response_set_status(response_pointer, returned)
+                _check(lib.ilk_response_set_status(response_pointer, _int_arg(returned, "status", INT)))
             elif isinstance(returned, (str, bytes, bytearray)):
                 body = returned.encode("utf-8") if isinstance(returned, str) else bytes(returned)
                 lib.ilk_response_set_body(response_pointer, body, len(body))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence
 
 from . import _native as n
 from ._callbacks import _request_interceptor, _response_interceptor
-from ._errors import _check
+from ._errors import INT, InvalidArgumentError, _callable_arg, _check, _int_arg, _wrong_type
 from ._native import lib, text
 from ._text import _b
 
@@ -17,25 +17,37 @@ if TYPE_CHECKING:
 
 
 class _Composite:
-    def __init__(self, parts: Sequence[Any]) -> None:
+    def __init__(self, parts: Sequence[tuple[str, Any]]) -> None:
         if not parts:
             raise ValueError("nothing to chain")
-        self.parts = list(parts)
+        for what, part in parts:
+            _check_interceptor(part, what)
+        self.parts = [part for _, part in parts]
+
+
+def _check_interceptor(item: Any, what: str) -> None:
+    """A TypeError naming `what` unless `item` is an interceptor: a callable, an object with a
+    callable `intercept`, a composition or a built-in."""
+    if not isinstance(item, (_Composite, LoggingInterceptor, ValidateStatus)):
+        if not callable(getattr(item, "intercept", item)):
+            raise _wrong_type(what, item, "an interceptor (a callable, or an object with intercept())")
 
 
 def chain_before(a: Any, b: Any) -> Any:
     """`a` then `b`, as one interceptor."""
-    return _Composite([a, b])
+    return _Composite([("a", a), ("b", b)])
 
 
 def chain_after(a: Any, b: Any) -> Any:
     """`b` then `a`: `a` chained after `b`."""
-    return _Composite([b, a])
+    return _Composite([("b", b), ("a", a)])
 
 
 def chain_in_order(interceptors: Iterable[Any]) -> Any:
     """The interceptors one after the other, as one interceptor."""
-    return _Composite(list(interceptors))
+    if isinstance(interceptors, (str, bytes)) or not hasattr(interceptors, "__iter__"):
+        raise _wrong_type("interceptors", interceptors, "an iterable of interceptors")
+    return _Composite([(f"interceptors[{i}]", item) for i, item in enumerate(interceptors)])
 
 
 class LoggingInterceptor:
@@ -43,7 +55,7 @@ class LoggingInterceptor:
     Add it as a request interceptor, a response interceptor, or both."""
 
     def __init__(self, sink: Optional[Callable[[str], None]] = None) -> None:
-        self.sink = sink
+        self.sink = sink if sink is None else _callable_arg(sink, "sink")
         self._sides: Optional[tuple[int, int, Any]] = None
 
 
@@ -51,8 +63,12 @@ class ValidateStatus:
     """The library's status validator: aborts a response whose status is outside `allowed`."""
 
     def __init__(self, allowed: range = range(200, 300)) -> None:
+        if not isinstance(allowed, range):
+            raise _wrong_type("allowed", allowed, "a range")
         if allowed.step != 1 or len(allowed) == 0:
-            raise ValueError("allowed must be a non-empty range with step 1")
+            raise InvalidArgumentError("allowed must be a non-empty range with step 1", n.EINVAL)
+        _int_arg(allowed.start, "allowed's start", INT)
+        _int_arg(allowed.stop - 1, "allowed's last status", INT)
         self.allowed = allowed
 
 
@@ -79,9 +95,8 @@ def _handle(router: "Router", item: Any, response: bool) -> int:
         keep, drop = (response_side, request_side) if response else (request_side, response_side)
         lib.ilk_interceptor_free(drop)
         return keep.value  # type: ignore[return-value]
+    _check_interceptor(item, "interceptor")
     fn = getattr(item, "intercept", item)
-    if not callable(fn):
-        raise TypeError(f"not an interceptor: {item!r}")
     label = _b(getattr(item, "__name__", type(item).__name__), "interceptor name")
     if response:
         callback = router._retain(n.RESPONSE_INTERCEPTOR_FN(_response_interceptor(router, fn)))

@@ -51,12 +51,12 @@ def _load() -> ctypes.CDLL:
 
 
 lib = _load()
-# The same library through PyDLL, which keeps the GIL over a call: for the calls of the hot paths
-# (a lookup, a resolve, the copies of its result), which take a microsecond or less and call
-# nothing back, or call back into Python, which then takes the GIL it already holds. Releasing and
-# retaking the GIL around them (what CDLL does, about a tenth of a lookup) buys other threads
-# nothing. The library's own lock is never held while it calls out, so waiting on it with the GIL
-# held cannot deadlock. `pydll[name]` makes a function object of its own, leaving `lib`'s declared.
+# The same library through PyDLL, which keeps the GIL over a call: for the calls of the hot path
+# that take a microsecond or less and call nothing back (a lookup, the copies of a result).
+# Releasing and retaking the GIL around them (what CDLL does, about a tenth of a lookup) buys other
+# threads nothing. The library's own lock is never held while it calls out, so waiting on it with
+# the GIL held cannot deadlock. A resolve, which runs a pipeline, goes through `lib` and lets go of
+# the GIL (_slot.py). `pydll[name]` makes a function object of its own, leaving `lib`'s declared.
 pydll = ctypes.PyDLL(lib._name, handle=lib._handle)
 
 PP = POINTER(c_char_p)
@@ -144,6 +144,7 @@ for _name, _res, _args in [
     ("ilk_request_metadata_at", c_int, [c_void_p, c_size_t, PP, PP]),
     ("ilk_request_set_metadata", c_int, [c_void_p, c_char_p, c_char_p]),
     ("ilk_request_set_param", c_int, [c_void_p, c_char_p, c_char_p]),
+    ("ilk_request_remove_param", c_int, [c_void_p, c_char_p]),
     ("ilk_request_set_error", c_int, [c_void_p, c_char_p]),
     ("ilk_response_set_status", c_int, [c_void_p, c_int]),
     ("ilk_response_set_body", c_int, [c_void_p, c_char_p, c_size_t]),

@@ -12,11 +12,12 @@ import weakref
 from ctypes import byref, c_char_p, c_size_t, c_uint32, c_void_p
 from typing import Any, Callable, Optional, Sequence, Union
 
-from . import _interceptors, _text, _values, _wire
+from . import _interceptors, _slot, _text, _values, _wire
 from . import _native as n
 from ._callbacks import Destination, _Context, _destination, _filter, _guard, _local, _name_value_arrays
-from ._errors import (Abort, CallbackError, ConflictError, Error, InvalidArgumentError, LimitError, PatternError,
-                      UnknownRouteError, URIError, _check, _raise)
+from ._errors import (UINT, UINT32, Abort, CallbackError, ConflictError, Error, InvalidArgumentError, LimitError,
+                      MethodNotAllowedError, PatternError, UnknownRouteError, URIError, _bool_arg, _callable_arg,
+                      _check, _int_arg, _raise, _wrong_type)
 from ._interceptors import LoggingInterceptor, ValidateStatus, chain_after, chain_before, chain_in_order
 from ._native import lib, text
 from ._slot import _LENGTHS, _MATCHED, _SLOT_BUFFER, _match_packed, _match_params, _MatchSlot, _resolve, _result_free
@@ -34,13 +35,15 @@ Request, Response = _values.Request, _values.Response
 
 __all__ = [
     "Abort", "CallbackError", "ConflictError", "Error", "InvalidArgumentError", "LimitError",
-    "LoggingInterceptor", "Match", "PatternError", "Request", "Response", "Result", "Router",
-    "Status", "TraceEntry", "URIError", "UnknownRouteError", "ValidateStatus", "chain_after",
+    "LoggingInterceptor", "Match", "MethodNotAllowedError", "PatternError", "Request", "Response", "Result",
+    "Router", "Status", "TraceEntry", "URIError", "UnknownRouteError", "ValidateStatus", "chain_after",
     "chain_before", "chain_in_order",
 ]
 
 
 _new_tuple = tuple.__new__
+_NOT_FOUND = n.NOT_FOUND
+_EMPTY_QUERY = QueryDict._of([])     # a Result's own query, unused: a resolve's is its request's
 
 
 class Router:
@@ -48,7 +51,8 @@ class Router:
 
     def __init__(self, case_insensitive: bool = False, strict_slash: bool = False) -> None:
         handle = c_void_p()
-        flags = (n.CASE_INSENSITIVE if case_insensitive else 0) | (n.STRICT_SLASH if strict_slash else 0)
+        flags = ((n.CASE_INSENSITIVE if _bool_arg(case_insensitive, "case_insensitive") else 0)
+                 | (n.STRICT_SLASH if _bool_arg(strict_slash, "strict_slash") else 0))
         _check(lib.ilk_router_new(byref(handle), flags))
         self._handle = handle
         self._keep: list[Any] = []          # callbacks the library holds, alive as long as the router
@@ -90,13 +94,17 @@ class Router:
 
     def add_route(self, pattern: str, fn: Optional[Destination] = None, name: Optional[str] = None,
                   guard: Optional[Callable[[Request], bool]] = None) -> int:
-        """Adds a route; returns its id. Raises PatternError (with `offset`) or ConflictError."""
+        """Adds a route; returns its id. Raises PatternError (with `offset`) or ConflictError, and
+        TypeError for an argument of the wrong type (a `fn` or `guard` that is not callable)."""
+        pattern_b, name_b = self._route_args(pattern, name, guard)
+        if fn is not None:
+            _callable_arg(fn, "fn (the destination)")
         callback = self._retain(n.DESTINATION_FN(_destination(self, fn))) if fn is not None else n.DESTINATION_FN()
         route_id = c_uint32()
         if name is None:
-            _check(lib.ilk_router_add_route(self._h, _b(pattern, "pattern"), callback, None, None, byref(route_id)))
+            _check(lib.ilk_router_add_route(self._h, pattern_b, callback, None, None, byref(route_id)))
         else:
-            _check(lib.ilk_router_add_named_route(self._h, _b(pattern, "pattern"), _b(name, "route name"), callback, None, None, byref(route_id)))
+            _check(lib.ilk_router_add_named_route(self._h, pattern_b, name_b, callback, None, None, byref(route_id)))
         if guard is not None:
             self._set_guard(route_id.value, guard)
         return route_id.value
@@ -105,7 +113,10 @@ class Router:
               guard: Optional[Callable[[Request], bool]] = None) -> Callable[[Destination], Destination]:
         """Decorator form of `add_route`: returns the function, with the route's id as its
         `route_id` attribute."""
+        self._route_args(pattern, name, guard)
+
         def register(fn: Destination) -> Destination:
+            _callable_arg(fn, "fn (the destination)")
             route_id = self.add_route(pattern, fn, name=name, guard=guard)
             try:
                 fn.route_id = route_id  # type: ignore[attr-defined]
@@ -114,8 +125,16 @@ class Router:
             return fn
         return register
 
+    @staticmethod
+    def _route_args(pattern: str, name: Optional[str], guard: Any) -> tuple[Optional[bytes], Optional[bytes]]:
+        """A route's pattern and name as the library takes them, its guard checked: before anything is added."""
+        if guard is not None:
+            _callable_arg(guard, "guard")
+        return _b(pattern, "pattern", required=True), _b(name, "route name")
+
     def default(self, fn: Destination) -> Destination:
         """Decorator: the destination for requests no route matched."""
+        _callable_arg(fn, "fn (the default destination)")
         callback = self._retain(n.DESTINATION_FN(_destination(self, fn)))
         _check(lib.ilk_router_set_default(self._h, callback, None, None))
         return fn
@@ -150,9 +169,10 @@ class Router:
             return slot
 
     def match(self, uri: str, method: Optional[str] = None) -> Optional[Match]:
-        """The route `uri` matches under `method` (None or "": any method), or None (no route, or
-        only under other methods). No Python callback runs. Raises URIError for a malformed URI,
-        InvalidArgumentError for a malformed method (a NUL byte in it, among others)."""
+        """The route `uri` matches under `method` (None or "": any method), or None if no route does.
+        No Python callback runs. Raises MethodNotAllowedError (with `allowed`) if routes match
+        `uri` only under other methods, URIError for a malformed URI, InvalidArgumentError for a
+        malformed method (a NUL byte in it, among others), TypeError for what is no str."""
         try:
             slot = self._slots.slot
         except AttributeError:
@@ -162,17 +182,22 @@ class Router:
             raise InvalidArgumentError("router is closed", n.EINVAL)
         try:
             data = uri.encode()        # UTF-8 (the default: naming it costs a lookup a call)
-        except UnicodeEncodeError:
-            data = _uri_b(uri)
+        except (UnicodeEncodeError, AttributeError):
+            data = _uri_b(uri)         # raises, naming the URI
         length = len(data)
         # The method as `_method_b` makes it, inline: a call costs more than the rest of it.
-        method_bytes = (_METHODS.get(method) or _method_b(method)) if method else None
+        try:
+            method_bytes = None if method is None else (_METHODS.get(method) or _method_b(method))
+        except TypeError:
+            method_bytes = _method_b(method)       # raises, naming the method
         rc = _match_packed(self._handle, method_bytes, data,
                            _LENGTHS[length] if length <= 256 else c_size_t(length), slot.handle)
         if rc < _MATCHED:
+            if rc == _NOT_FOUND:
+                return None
             if rc < 0:
                 _raise(rc)
-            return None
+            raise _slot.not_allowed(slot.handle, uri, method)
         route_id = rc >> 32
         size = rc & 0xFFFFFFFF
         if not size:
@@ -197,58 +222,26 @@ class Router:
     def match_many(self, uris: Sequence[str],
                    method: Union[None, str, Sequence[Optional[str]]] = None) -> "MatchList":
         """`match` for a whole sequence in one call into the library. `method` is one method for
-        every URI, or a sequence of one per URI (None or "" for any method). Returns a `MatchList`:
-        a sequence of `Match` or None, one per URI, each made when first read. Raises URIError for
-        the first malformed URI (the message names its index)."""
+        every URI, or a sequence of one per URI (None or "": any method). Returns a `MatchList`: a
+        sequence of `Match` or None, one per URI, each made when first read (`status(i)` tells a
+        URI no route matches from one routes match only under other methods). Raises URIError for
+        the first malformed URI (the message names its index), TypeError for `uris` given as a
+        str or holding what is no str."""
         slot = self._slot()
-        count = len(uris)
-        # The URIs one after another, each followed by a NUL: the last by the one that ends every
-        # bytes object, which c_char_p hands over (not appending it spares a copy of them all).
         try:
+            if isinstance(uris, (str, bytes, bytearray)):
+                raise TypeError
+            count = len(uris)
             data = "\0".join(uris).encode()
-        except UnicodeEncodeError:
-            for i, u in enumerate(uris):
-                _uri_b(u, f"URI {i}")
+        except (TypeError, UnicodeEncodeError):
+            _slot.refuse_uris(uris)
             raise
-        data_len = len(data) + 1 if count else 0
         if method is None or isinstance(method, str):
-            methods = _method_b(method)
-            methods_len = len(methods) + 1 if methods else 0     # with the NUL that ends bytes
+            blob, first_error = _slot.batch(self._h, slot, _method_b(method), data, count, uris, method)
         else:
-            if len(method) != count:
-                raise InvalidArgumentError(f"{len(method)} methods for {count} URIs", n.EINVAL)
-            try:
-                joined = "\0".join(method)
-            except TypeError:
-                joined = "\0".join(m or "" for m in method)
-            try:
-                methods = joined.encode()
-            except UnicodeEncodeError:
-                for i, m in enumerate(method):
-                    _b(m, f"method {i}")
-                raise
-            methods_len = len(methods) + 1
-        rc = lib.ilk_router_match_requests(self._h, methods, methods_len, data, data_len, slot.batch,
-                                           slot.view_ref)
-        view = slot.view
-        if rc != n.OK or view.count != count:
-            # The library counted URIs or methods otherwise than we did: one holds a NUL byte.
-            for i, u in enumerate(uris):
-                if "\0" in u:
-                    raise URIError(f"URI {i}: NUL byte at offset {u.encode().index(0)}", n.EURI, u.encode().index(0))
-            if methods_len and not isinstance(method, str):
-                for i, m in enumerate(method):
-                    if m and "\0" in m:
-                        raise InvalidArgumentError(f"method {i}: NUL byte at offset {m.index(chr(0))}", n.EINVAL)
-            _check(rc)
-            raise InvalidArgumentError(f"the library counted {view.count} URIs where {count} were given", n.EINVAL)
-        # One copy of the answers, which the next batch on this thread overwrites.
-        blob = ctypes.string_at(view.data, view.size)
-        if view.first_error < count:
-            statuses, _, offsets, text_ = _wire.batch_views(blob, count)
-            i = view.first_error
-            message = str(text_[offsets[i]:offsets[i + 1]], "utf-8").rstrip("\0")
-            raise URIError(f"URI {i}: {message}", statuses[i], None)
+            blob, first_error = _slot.batch_each(self._h, slot, data, uris, method)
+        if first_error < count:
+            _slot.refuse_first_error(blob, count, first_error)
         return MatchList(self, blob, count)
 
     # -- the pipeline
@@ -257,6 +250,7 @@ class Router:
         """Appends a filter `fn(request, next)`: return `next(request)` (possibly changed) to
         continue, return without calling it to stop, or return `request.redirect(uri)` /
         `request.redirect_to(name, **params)` to redirect."""
+        _callable_arg(fn, "fn (the filter)")
         _check(lib.ilk_router_add_filter(self._h, _b(getattr(fn, "__name__", None), "filter name"),
                                          self._retain(n.FILTER_FN(_filter(self, fn))), None, None))
         return fn
@@ -276,14 +270,17 @@ class Router:
     def _route_id(self, route: Union[int, str, None]) -> int:
         if route is None:
             return 0
-        if isinstance(route, int):
-            return route
+        if not isinstance(route, str):
+            if isinstance(route, bool) or not isinstance(route, int):
+                raise _wrong_type("route", route, "a route's id (int), its name (str) or None")
+            return _int_arg(route, "route", UINT32)
         for route_id in range(1, len(self) + 1):
             if self._route_info(route_id)[1] == route:
                 return route_id
         raise UnknownRouteError(f"no route is named '{route}'", n.ENOROUTE)
 
     def _add_interceptor(self, interceptor: Any, route: Union[int, str, None], response: bool) -> None:
+        _interceptors._check_interceptor(interceptor, "interceptor")
         route_id = self._route_id(route)
         handle = _interceptors._handle(self, interceptor, response)
         try:
@@ -292,30 +289,32 @@ class Router:
             lib.ilk_interceptor_free(handle)
 
     def set_limits(self, redirects: int = 8, retries: int = 3) -> None:
-        """How many redirects and retries one resolve may take."""
-        _check(lib.ilk_router_set_limits(self._h, redirects, retries))
+        """How many redirects and retries one resolve may take (each 0...4294967295)."""
+        _check(lib.ilk_router_set_limits(self._h, _int_arg(redirects, "redirects", UINT),
+                                         _int_arg(retries, "retries", UINT)))
 
     def set_match_limit(self, limit: int) -> None:
         """Bounds the work one lookup may do on a hostile URI: each regex a lookup runs (a
         constraint, on its own segment, or a part of the table compiled to one regex) may take at
         most `limit` backtracking steps (10000 unless set; 0 restores that). Past it the lookup
         raises LimitError naming the route whose constraint ran out."""
-        if not isinstance(limit, int) or isinstance(limit, bool):
-            raise TypeError(f"limit must be an int, not {type(limit).__name__}")
-        if not 0 <= limit <= 0xFFFFFFFF:
-            raise InvalidArgumentError(f"limit {limit} is outside 0...4294967295", n.EINVAL)
-        _check(lib.ilk_router_set_match_limit(self._h, limit))
+        _check(lib.ilk_router_set_match_limit(self._h, _int_arg(limit, "limit", UINT32)))
 
     def resolve(self, uri: str, method: Optional[str] = None) -> Result:
         """Runs the pipeline for `uri` under `method` (None or "": any method). A Python exception
         raised by any callback is re-raised here with its own type and traceback; URIError for a
-        malformed URI, InvalidArgumentError for a malformed method."""
+        malformed URI, InvalidArgumentError for a malformed method, TypeError for what is
+        no str. Other threads run while the library works (the GIL is let go of over the call, and
+        taken back by each Python callback for its run)."""
         data = _uri_b(uri)
         length = len(data)
         if self._pointer is None:
             raise InvalidArgumentError("router is closed", n.EINVAL)
         handle = self._handle
-        method_bytes = (_METHODS.get(method) or _method_b(method)) if method else None
+        try:
+            method_bytes = None if method is None else (_METHODS.get(method) or _method_b(method))
+        except TypeError:
+            method_bytes = _method_b(method)       # raises, naming the method
         return self._run(lambda out: _resolve(handle, method_bytes, data,
                                               _LENGTHS[length] if length <= 256 else c_size_t(length), out))
 
@@ -351,7 +350,7 @@ class Router:
         response.request = request
         return Result(
             status=_STATUS_OF.get(rc) or Status(rc), response=response, route=None, route_id=None, pattern=None,
-            params={}, query=QueryDict(), redirects=redirects, state=ctx.state, trace=None, error=error, allowed=allowed,
+            params={}, query=_EMPTY_QUERY, redirects=redirects, state=ctx.state, trace=None, error=error, allowed=allowed,
             _trace_fields=trace, _request=request)  # the trace made into entries when read (Result.trace)
 
     # -- pending link and URLs
@@ -380,15 +379,17 @@ class Router:
         """Resolves the pending link again (None if there is none); it stays cleared unless refused again."""
         return self._run(lambda out: lib.ilk_router_replay_pending_link(self._h, out))
 
-    def url_for(self, name: str, **params: Any) -> str:
-        """The URI of the named route with these parameter values (encoded, constraints checked)."""
+    def url_for(self, name: str, /, **params: Any) -> str:
+        """The URI of the named route with these parameter values (encoded, constraints checked).
+        `name` is positional-only, so that a route parameter may be called `name`."""
+        name_b = _b(name, "route name", required=True)
         values = {k: str(v) for k, v in params.items()}
         names_array, values_array = _name_value_arrays(values)
         length = c_size_t()
         size = 256
         while True:
             buffer = ctypes.create_string_buffer(size)
-            rc = lib.ilk_router_url_for(self._h, _b(name, "route name"), names_array, values_array, len(values), buffer, size, byref(length))
+            rc = lib.ilk_router_url_for(self._h, name_b, names_array, values_array, len(values), buffer, size, byref(length))
             if rc == n.OK:
                 return buffer.value.decode("utf-8")
             if rc == n.EINVAL and length.value >= size:

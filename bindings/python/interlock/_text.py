@@ -1,12 +1,14 @@
 """Text between Python and the library: str to the NUL-terminated UTF-8 the library takes (a NUL
-byte or a lone surrogate refused with its byte offset), and any object to a message for it."""
+byte or a lone surrogate refused with its byte offset, what is no str a TypeError naming the
+argument), any object to a message for it, and a response's body and headers as the library
+takes them."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from . import _native as n
-from ._errors import InvalidArgumentError, URIError
+from ._errors import InvalidArgumentError, URIError, _wrong_type
 
 
 def _surrogate(text: str, error: UnicodeEncodeError) -> tuple[str, int]:
@@ -16,14 +18,19 @@ def _surrogate(text: str, error: UnicodeEncodeError) -> tuple[str, int]:
     return f"lone surrogate U+{ord(text[error.start]):04X} is not valid UTF-8", at
 
 
-def _b(value: Optional[str], what: str) -> Optional[bytes]:
+def _b(value: Optional[str], what: str, required: bool = False) -> Optional[bytes]:
     """`value` (named `what` in errors) as the library takes it: UTF-8, ended by a NUL byte. One
     inside would end it early (a pattern, a parameter value or a header cut short without a word),
-    so it is refused with its byte offset, as is a lone surrogate."""
+    so it is refused with its byte offset, as is a lone surrogate. None is None (NULL), unless the
+    value is `required`; what is no str is a TypeError."""
     if value is None:
+        if required:
+            raise _wrong_type(what, value, "a str")
         return None
     try:
         data = value.encode("utf-8")
+    except AttributeError:
+        raise _wrong_type(what, value, "a str") from None
     except UnicodeEncodeError as e:
         message, at = _surrogate(value, e)
         raise InvalidArgumentError(f"{what}: {message} at offset {at}", n.EINVAL) from None
@@ -55,6 +62,8 @@ def _uri_b(uri: str, what: str = "URI") -> bytes:
     offset, as the library names ill-formed UTF-8)."""
     try:
         return uri.encode()
+    except AttributeError:
+        raise _wrong_type(what, uri, "a str") from None
     except UnicodeEncodeError as e:
         message, at = _surrogate(uri, e)
         raise URIError(f"{what}: {message}", n.EURI, at) from None
@@ -67,14 +76,54 @@ _METHODS: dict[str, bytes] = {}
 _METHODS_KEPT = 64
 
 
-def _method_b(method: Optional[str]) -> Optional[bytes]:
-    """A request's method for the library: None for None or "" (any method, as in `match_many`),
-    refused if it holds a NUL byte (the library would read the method before it)."""
-    if not method:
+def _method_b(method: Optional[str], what: str = "method") -> Optional[bytes]:
+    """A request's method for the library: None for None or "" (any method, at every door of the
+    library); refused if it holds a NUL byte (the library would read the method before it), or is
+    no str (a TypeError naming `what`)."""
+    if method is None or method == "":
         return None
-    data = _METHODS.get(method)
+    try:
+        data = _METHODS.get(method)
+    except TypeError:                 # unhashable: no str
+        raise _wrong_type(what, method, "a str or None") from None
     if data is None:
-        data = _b(method, "method")
+        if not isinstance(method, str):
+            raise _wrong_type(what, method, "a str or None")
+        data = _b(method, what)
         if len(_METHODS) < _METHODS_KEPT:
             _METHODS[method] = data
     return data
+
+
+
+def _body(body: Any, what: str = "body") -> bytes:
+    """A response body as bytes: from bytes (or a bytes-like object) as is, from str as UTF-8; an
+    int or anything else is a TypeError (bytes(3) would be three NUL bytes)."""
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    try:
+        return bytes(memoryview(body))
+    except TypeError:
+        raise _wrong_type(what, body, "bytes or str") from None
+
+
+def _headers(headers: Any, what: str = "headers", entry: str = "header") -> list[tuple[str, str]]:
+    """Response headers (or the pairs of a query, `entry` naming one) as a list of (name, value)
+    pairs of str: from a mapping, or from pairs."""
+    if headers is None:
+        return []
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
+    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
+        raise _wrong_type(what, headers, "a mapping or a sequence of (name, value) pairs")
+    out = []
+    for pair in pairs:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise _wrong_type(f"each of {what}", pair, "a (name, value) pair")
+        name, value = pair
+        if not isinstance(name, str) or not isinstance(value, str):
+            bad, which = (name, "name") if not isinstance(name, str) else (value, f"{name!r}")
+            raise _wrong_type(f"{entry} {which}", bad, "a str")
+        out.append((name, value))
+    return out

@@ -5,13 +5,15 @@ first used: most callers read few fields or none."""
 from __future__ import annotations
 
 import enum
+import operator
 import threading
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
 from . import _native as n
 from . import _wire
+from ._errors import INT, _check, _int_arg, _mapping_arg, _wrong_type
 from ._native import lib
-from ._text import _b
+from ._text import _b, _body, _headers
 from ._wire import param_dict as _param_dict
 
 if TYPE_CHECKING:
@@ -45,7 +47,14 @@ class QueryDict(Mapping[str, str]):
     """A multi-valued query: `q["tag"]` is the first value, `q.getall("tag")` every value."""
 
     def __init__(self, pairs: Sequence[tuple[str, str]] = ()) -> None:
-        self._pairs = list(pairs)
+        self._pairs = _headers(pairs, "pairs", "query")
+
+    @classmethod
+    def _of(cls, pairs: list[tuple[str, str]]) -> "QueryDict":
+        """A query of pairs already of the right types (a request's): no checks."""
+        query = cls.__new__(cls)
+        query._pairs = pairs
+        return query
 
     def __getitem__(self, key: str) -> str:
         for k, v in self._pairs:
@@ -81,14 +90,10 @@ class Response:
     """A response: status (200 unless set), body bytes and headers (a list of pairs)."""
 
     def __init__(self, status: int = 200, body: Union[bytes, str] = b"", headers: Headers = None) -> None:
-        self.status = status
-        self.body = body.encode("utf-8") if isinstance(body, str) else bytes(body)
-        if headers is None:
-            self.headers: list[tuple[str, str]] = []
-        elif isinstance(headers, Mapping):
-            self.headers = list(headers.items())
-        else:
-            self.headers = list(headers)
+        # An int ctypes can pass whole; 100...599 is the library's check, as the response is written.
+        self.status = _int_arg(status, "status", INT)
+        self.body = _body(body)
+        self.headers: list[tuple[str, str]] = _headers(headers)
         self.request: Optional[Request] = None
         self._retry = False
 
@@ -199,7 +204,7 @@ class Request:
             "fragment": fragment, "pattern": pattern, "route_id": route_id,
             "route": router._route_info(route_id)[1] if router is not None and route_id else None,
             "params": dict(params),
-            "query": QueryDict(query),
+            "query": QueryDict._of(query),
             "metadata": dict(metadata),
             "state": state,
             # What `_sync` compares against: the pairs as read (the dicts above are copies of them).
@@ -213,28 +218,40 @@ class Request:
 
     def redirect(self, uri: str) -> Any:
         """From a filter: `return request.redirect(uri)` runs the pipeline again for `uri`."""
+        if not isinstance(uri, str):
+            raise _wrong_type("uri", uri, "a str")
         return _Redirect(uri=uri)
 
-    def redirect_to(self, name: str, **params: Any) -> Any:
-        """From a filter: redirect to the named route, its URI built from `params`."""
+    def redirect_to(self, name: str, /, **params: Any) -> Any:
+        """From a filter: redirect to the named route, its URI built from `params` (`name` is
+        positional-only, so that a route parameter may be called `name`)."""
+        if not isinstance(name, str):
+            raise _wrong_type("route name", name, "a str")
         return _Redirect(name=name, params={k: str(v) for k, v in params.items()})
 
     def _sync(self, pointer: int) -> None:
-        """Writes changed parameters and metadata back to the library's request."""
+        """Writes changed parameters and metadata back to the library's request: set, changed and
+        removed (whatever removed them: del, pop, clear, a new dict)."""
         d = self.__dict__
         if ("_packed" in d or "_lent" in d) and "params" not in d and "metadata" not in d:
             return   # neither read nor set: nothing changed
         params, metadata = dict(self._seen[0]), dict(self._seen[1])
-        for k, v in self.params.items():
+        # As a callback left them: it may have set either attribute to anything.
+        now_params = _mapping_arg(self.params, "request.params")
+        now_metadata = _mapping_arg(self.metadata, "request.metadata")
+        for k in params:
+            if k not in now_params:
+                _check(lib.ilk_request_remove_param(pointer, _b(k, "parameter name")))
+        for k, v in now_params.items():
             if params.get(k) != v:
-                lib.ilk_request_set_param(pointer, _b(k, "parameter name"), _b(str(v), f"parameter {k!r}"))
-        for k, v in self.metadata.items():
-            if metadata.get(k) != v:
-                lib.ilk_request_set_metadata(pointer, _b(k, "metadata key"), _b(str(v), f"metadata {k!r}"))
+                _check(lib.ilk_request_set_param(pointer, _b(k, "parameter name"), _b(str(v), f"parameter {k!r}")))
         for k in metadata:
-            if k not in self.metadata:
-                lib.ilk_request_set_metadata(pointer, _b(k, "metadata key"), None)
-        self._seen = (list(self.params.items()), list(self.metadata.items()))
+            if k not in now_metadata:
+                _check(lib.ilk_request_set_metadata(pointer, _b(k, "metadata key"), None))
+        for k, v in now_metadata.items():
+            if metadata.get(k) != v:
+                _check(lib.ilk_request_set_metadata(pointer, _b(k, "metadata key"), _b(str(v), f"metadata {k!r}")))
+        self._seen = (list(now_params.items()), list(now_metadata.items()))
 
     def __repr__(self) -> str:
         return f"Request({self.method or '*'} {self.uri!r}, route={self.route!r}, params={self.params!r})"
@@ -320,9 +337,10 @@ class Match(NamedTuple):
 
 class MatchList(Sequence[Optional[Match]]):
     """The answers of `Router.match_many`, in order: a `Match` for each URI that matched, None for
-    the others. The answers are held as the library laid them out (one bytes object) and made
-    into `Match` values when read, so a batch costs little more than the lookups; `route_ids()`
-    reads every id at once."""
+    the others (`status(i)` tells why: NOT_FOUND, or METHOD_NOT_ALLOWED where routes match the URI
+    only under other methods). The answers are held as the library laid them out (one bytes
+    object) and made into `Match` values when read, so a batch costs little more than the
+    lookups; `route_ids()` reads every id at once."""
 
     __slots__ = ("_router", "_count", "_blob", "_views")
 
@@ -342,14 +360,28 @@ class MatchList(Sequence[Optional[Match]]):
         return self._count
 
     def __getitem__(self, index: Any) -> Any:
+        if type(index) is int and 0 <= index < self._count:
+            return self._at(index)
         if isinstance(index, slice):
             return [self._at(i) for i in range(*index.indices(self._count))]
-        count = self._count
-        if index < 0:
-            index += count
-        if not 0 <= index < count:
+        return self._at(self._index(index))
+
+    def _index(self, index: Any) -> int:
+        """`index` (an int, or what has `__index__`; negative from the end) as an answer's index."""
+        if type(index) is not int:
+            try:
+                index = operator.index(index)
+            except TypeError:
+                raise _wrong_type("MatchList index", index, "an int or a slice") from None
+        if not -self._count <= index < self._count:
             raise IndexError("MatchList index out of range")
-        return self._at(index)
+        return index if index >= 0 else index + self._count
+
+    def status(self, index: int) -> Status:
+        """How answer `index` came out: Status.OK (a Match), Status.NOT_FOUND (no route matches
+        the URI) or Status.METHOD_NOT_ALLOWED (routes match it only under other methods: `match`
+        on that URI raises MethodNotAllowedError naming them)."""
+        return _STATUS_OF[self._parts()[0][self._index(index)]]
 
     def _at(self, i: int) -> Optional[Match]:
         statuses, ids, offsets, text = self._parts()

@@ -40,7 +40,9 @@ def test_github_routes_through_match_and_match_many(github_routes):
     assert many == list(many) and many != list(many)[1:]
     with pytest.raises(IndexError):
         many[len(uris) + 1]
-    assert router.match("/repos/a/b/stargazers", "PATCH") is None
+    with pytest.raises(interlock.MethodNotAllowedError) as not_allowed:
+        router.match("/repos/a/b/stargazers", "PATCH")
+    assert set(not_allowed.value.allowed) == {m for m, p in github_routes if p == "/repos/:owner/:repo/stargazers"}
     # Every route under its own method in one call: the same answers as one match at a time.
     every = [filled(path, i)[0] for i, (_, path) in enumerate(github_routes)]
     methods = [method for method, _ in github_routes]
@@ -59,8 +61,10 @@ def test_match_many_takes_one_method_or_one_per_uri():
     ids = lambda answers: [m and m.route_id for m in answers]
     assert ids(router.match_many(uris, ["GET", "POST", None, "DELETE"])) == [1, 2, 3, None]
     assert ids(router.match_many(uris, ("POST", "GET", "", "POST"))) == [2, 1, 3, 2]
+    assert ids(router.match_many(uris, [None, "POST", "GET", None])) == [1, 2, 3, 1]
+    assert ids(router.match_many(uris, [None] * 4)) == ids(router.match_many(uris)) == [1, 1, 3, 1]
+    assert ids(router.match_many(uris, [""] * 4)) == ids(router.match_many(uris, "")) == [1, 1, 3, 1]
     assert ids(router.match_many(uris, "POST")) == [2, 2, 3, 2]
-    assert ids(router.match_many(uris)) == ids(router.match_many(uris, "")) == [1, 1, 3, 1]
     assert ids(router.match_many(["/u/9"], ["POST"])) == [2]
     with pytest.raises(interlock.InvalidArgumentError, match="3 methods for 4 URIs"):
         router.match_many(uris, ["GET", "GET", "GET"])

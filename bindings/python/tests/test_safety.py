@@ -163,12 +163,17 @@ def test_a_nul_byte_a_callback_hands_back_fails_the_resolve_naming_it(what, stag
         router.resolve("/h" if stage == "destination" else "/u/x")
 
 
-def test_an_empty_method_means_any_method_in_every_lookup():
+def test_an_empty_method_means_any_method_at_every_door():
+    # One meaning for the whole library: None and "" (NULL and "" in C) are any method.
     router = interlock.Router()
     router.add_route("POST /a", lambda req: None)
     assert router.match("/a", "") == router.match("/a", None) == router.match("/a", "POST")
-    assert router.match_many(["/a"], "")[0] == router.match("/a")
-    assert router.resolve("/a", "").status == router.resolve("/a").status == Status.OK
+    assert router.match_many(["/a", "/a"], "")[1] == router.match("/a")
+    assert [m.route_id for m in router.match_many(["/a", "/a", "/a"], ["POST", "", None])] == [1, 1, 1]
+    assert router.resolve("/a", "").status == Status.OK
+    assert router.match("/a", None) == router.match("/a") == router.match("/a", "POST")
+    assert router.match_many(["/a"])[0] == router.match_many(["/a"], [None])[0] == router.match("/a")
+    assert router.resolve("/a", None).status == router.resolve("/a").status == Status.OK
     assert router.resolve("/a", "GET").status == Status.METHOD_NOT_ALLOWED
 
 
@@ -261,3 +266,45 @@ def test_match_limit_bounds_a_hostile_constraint() -> None:
         router.set_match_limit("100")  # type: ignore[arg-type]
     with pytest.raises(interlock.InvalidArgumentError):
         router.set_match_limit(-1)
+
+
+def test_a_resolve_lets_other_threads_run_while_the_library_works():
+    """A resolve that runs no Python callback lets go of the GIL over the library's work. Here that
+    work is the first lookup after 20,000 routes were added, which compiles them, and nothing
+    matches (no callback runs). The switch interval is made so long that this thread never hands
+    the GIL over on its own: the other thread, let through its gate just before the resolve, can
+    run only while this thread lets go of the GIL, which it does only in the resolve's library call
+    (with the GIL kept over that call, the other thread could not run until the resolve returned,
+    whatever the call took). No time is measured; a resolve too quick for the other thread to wake
+    is tried again with a new table, a few times."""
+    interval = sys.getswitchinterval()
+    ran_during: list[bool] = []
+    for attempt in range(5):
+        router = interlock.Router()
+        for i in range(20000):
+            router.add_route(f"GET /t{attempt}/r{i}/:x")
+        gate = threading.Lock()
+        gate.acquire()
+        ran: list[int] = []
+
+        def other() -> None:
+            with gate:
+                ran.append(1)
+        thread = threading.Thread(target=other)
+        gc.disable()               # no finalizer (a router's free lets go of the GIL) in between
+        sys.setswitchinterval(1000.0)
+        try:
+            thread.start()         # returns once `other` runs; it then waits at the gate
+            gate.release()
+            result = router.resolve("/none")
+            ran_during.append(bool(ran))     # read before anything else lets go of the GIL
+        finally:
+            sys.setswitchinterval(interval)
+            gc.enable()
+        thread.join(timeout=60)
+        assert not thread.is_alive() and ran == [1]
+        assert result.status is Status.NOT_FOUND and result.trace[0].stage == "match"
+        router.close()
+        if ran_during[-1]:
+            break
+    assert ran_during[-1], f"no other thread ran during any of {len(ran_during)} resolves"

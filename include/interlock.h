@@ -231,7 +231,8 @@ void ilk_router_free(ilk_router *router);
  * Adds a route.
  *
  * `pattern` follows the grammar in README.md: "[METHOD ][scheme://[host]]path", path segments
- * being literals, ":name", ":name(REGEX)", "*name" or "*" (last only), and "(/...)" optional parts.
+ * being literals, ":name", ":name(REGEX)", "*name" or "*" (last only), text and parameters mixed
+ * in one segment (":name.json", "v:major(\d+).:minor"), and "(/...)" optional parts.
  * `destination` (may be NULL for a route used only with ilk_router_match) runs when
  * ilk_router_resolve picks the route; `userdata` is passed to it and released with `free_fn`
  * (may be NULL) when the router is freed, or, after ilk_router_remove_route, once no resolve runs

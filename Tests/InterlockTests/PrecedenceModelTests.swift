@@ -1,7 +1,8 @@
 import Testing
 @testable import Interlock
 
-/// Random tables (literals, constrained and plain parameters, catch-alls, optional parts, methods,
+/// Random tables (literals, constrained and plain parameters, text and parameters in one segment,
+/// catch-alls (after text too), optional parts, methods,
 /// schemes and hosts; case-sensitive, case-insensitive and strict about slashes), grown between
 /// lookups, and random requests, answered by the router and by a model of the README's
 /// "Which route wins" written here, route by route with no tree: every route that accepts the
@@ -15,6 +16,14 @@ struct PrecedenceModelTests {
         case constrained(name: String, regex: String)
         case parameter(String)
         case catchAll(String)   // "*" for the anonymous one
+        case mixed([Piece])     // text and parameters in one segment; a catch-all last only
+    }
+
+    enum Piece: Equatable {
+        case text(String)
+        case parameter(String)
+        case constrained(name: String, regex: String)
+        case catchAll(String)
     }
 
     enum Origin: CaseIterable {
@@ -76,7 +85,19 @@ struct PrecedenceModelTests {
     static let constraints = ["\\d+", "[ab]+", "[a-z]+"]
     /// Request segments: the literals, other spellings of them ("%61" is "a"; "a%2fb" is
     /// "a%2Fb", one segment whose value is "a/b"), other cases, numbers and text no route names.
-    static let values = ["a", "b", "ab", "x", "1", "12", "A", "Ab", "xyz", "%61", "a%2Fb", "a%2fb", "%31%32"]
+    static let values = ["a", "b", "ab", "x", "1", "12", "A", "Ab", "xyz", "%61", "a%2Fb", "a%2fb", "%31%32",
+                         "a.b", "1.2", "x-1", "ab.b", "v1.2", "a-b.b", "va"]
+    /// Segments mixing text and parameters: their texts meet the values' (".", "-", "a", "v").
+    static func randomMixed(_ rng: inout SplitMix, _ i: Int) -> [Piece] {
+        switch rng.next() % 6 {
+        case 0: return [.parameter("m\(i)a"), .text(pick([".", "-"], &rng)), .parameter("m\(i)b")]
+        case 1: return [.text(pick(["a", "x", "v"], &rng)), .parameter("m\(i)a")]
+        case 2: return [.parameter("m\(i)a"), .text(pick([".b", "-1", "~b"], &rng))]
+        case 3: return [.text("v"), .constrained(name: "m\(i)a", regex: "\\d+"), .text("."), .parameter("m\(i)b")]
+        case 4: return [.parameter("m\(i)a"), .text("."), .constrained(name: "m\(i)b", regex: pick(constraints, &rng))]
+        default: return [.constrained(name: "m\(i)a", regex: pick(constraints, &rng)), .text(pick([".", "-"], &rng)), .parameter("m\(i)b")]
+        }
+    }
     static let methods: [String?] = [nil, nil, "GET", "POST"]
 
     // MARK: Random routes and requests
@@ -85,9 +106,10 @@ struct PrecedenceModelTests {
     static func randomRoute(_ rng: inout SplitMix) -> (pattern: String, method: String?, origin: Origin, variants: [[Segment]]) {
         var base: [Segment] = []
         for i in 0..<Int(rng.next() % 4) {
-            switch rng.next() % 7 {
+            switch rng.next() % 9 {
             case 0, 1: base.append(.parameter("p\(i)"))
             case 2: base.append(.constrained(name: "c\(i)", regex: pick(constraints, &rng)))
+            case 3: base.append(.mixed(randomMixed(&rng, i)))
             default: base.append(.literal(pick(literals, &rng)))
             }
         }
@@ -95,7 +117,7 @@ struct PrecedenceModelTests {
         var tail = ""
         // A catch-all only after a segment: one at the root (that takes any method) leaves no
         // request unmatched.
-        switch base.isEmpty ? 2 + rng.next() % 7 : rng.next() % 9 {
+        switch base.isEmpty ? 2 + rng.next() % 8 : rng.next() % 10 {
         case 0:
             variants = [base + [.catchAll("rest")]]
             tail = "/*rest"
@@ -110,6 +132,10 @@ struct PrecedenceModelTests {
             let l = pick(literals, &rng)
             variants += [base + [.parameter("o")], base + [.parameter("o"), .literal(l)]]
             tail = "(/:o(/\(l)))"
+        case 4:
+            let text = pick(["a", "v", "x."], &rng)
+            variants = [base + [.mixed([.text(text), .catchAll("rest")])]]
+            tail = "/\(text)*rest"
         default: break
         }
         var path = ""
@@ -119,6 +145,16 @@ struct PrecedenceModelTests {
             case .constrained(let name, let regex): path += "/:\(name)(\(regex))"
             case .parameter(let name): path += "/:" + name
             case .catchAll: break
+            case .mixed(let pieces):
+                path += "/"
+                for p in pieces {
+                    switch p {
+                    case .text(let t): path += t
+                    case .parameter(let name): path += ":" + name
+                    case .constrained(let name, let regex): path += ":\(name)(\(regex))"
+                    case .catchAll(let name): path += "*" + name
+                    }
+                }
             }
         }
         path += tail
@@ -157,6 +193,8 @@ struct PrecedenceModelTests {
         let fold: Bool
         var routes: [ModelRoute] = []
         var constraintOrder: [String: [String]] = [:]
+        /// At each node, its mixed segments' shapes in the order first registered there.
+        var mixedOrder: [String: [String]] = [:]
 
         /// A segment's shape: what makes two routes the same route, parameter names aside.
         func shape(_ s: Segment) -> String {
@@ -165,6 +203,15 @@ struct PrecedenceModelTests {
             case .constrained(_, let regex): return "C" + regex
             case .parameter: return "P"
             case .catchAll: return "*"
+            case .mixed(let pieces):
+                return "M" + pieces.map { p in
+                    switch p {
+                    case .text(let t): fold ? String(decoding: t.utf8.map(lowercased), as: UTF8.self) : t
+                    case .parameter: "\u{1}P"
+                    case .constrained(_, let regex): "\u{1}C" + regex
+                    case .catchAll: "\u{1}*"
+                    }
+                }.joined(separator: "\u{2}")
             }
         }
 
@@ -188,11 +235,15 @@ struct PrecedenceModelTests {
                 for v in r.variants {
                     for (i, s) in v.enumerated() {
                         if case .constrained(_, let regex) = s { used.insert(shape(v[..<i]) + "\u{0}" + regex) }
+                        if case .mixed = s { used.insert(shape(v[..<i]) + "\u{0}" + shape(s)) }
                     }
                 }
             }
             for (node, order) in constraintOrder {
                 constraintOrder[node] = order.filter { used.contains(node + "\u{0}" + $0) }
+            }
+            for (node, order) in mixedOrder {
+                mixedOrder[node] = order.filter { used.contains(node + "\u{0}" + $0) }
             }
         }
 
@@ -200,8 +251,9 @@ struct PrecedenceModelTests {
             routes.append(route)
             for v in route.variants {
                 for (i, s) in v.enumerated() {
-                    guard case .constrained(_, let regex) = s else { continue }
                     let node = shape(v[..<i])
+                    if case .mixed = s, !mixedOrder[node, default: []].contains(shape(s)) { mixedOrder[node, default: []].append(shape(s)) }
+                    guard case .constrained(_, let regex) = s else { continue }
                     if !constraintOrder[node, default: []].contains(regex) { constraintOrder[node, default: []].append(regex) }
                 }
             }
@@ -224,17 +276,41 @@ struct PrecedenceModelTests {
         }
 
         /// The variant's parameters and its precedence key if its path matches the request's:
-        /// per segment literal 1, constrained 2 (then its place among the node's constraints),
-        /// parameter 3, catch-all 4; a path ending where the variant ends 0 (before a catch-all
-        /// taking no segment).
+        /// per segment literal 1; text mixed with parameters 2 (then more literal bytes, more
+        /// constrained parameters, its place among the node's mixed segments); constrained 3
+        /// (then its place among the node's constraints); parameter 4; catch-all after text 5
+        /// (then as a mixed segment); catch-all 6; a path ending where the variant ends 0 (before
+        /// a catch-all taking no segment).
         func match(_ v: [Segment], _ segments: [String]) -> (parameters: [(String, String)], key: [Int])? {
             var parameters: [(String, String)] = []
             var key: [Int] = []
             for (i, s) in v.enumerated() {
                 if case .catchAll(let name) = s {
                     parameters.append((name, segments[min(i, segments.count)...].map(ModelRequest.decoded).joined(separator: "/")))
-                    key += [4, 0]
+                    key += [6, 0, 0, 0]
                     return (parameters, key)
+                }
+                if case .mixed(let pieces) = s {
+                    guard i < segments.count else { return nil }
+                    let endsInCatchAll = if case .catchAll = pieces.last { true } else { false }
+                    // A catch-all after text reads the rest of the path; other pieces one segment.
+                    let subject = endsInCatchAll ? segments[i...].joined(separator: "/") : segments[i]
+                    guard let values = split(pieces[...], Substring(subject)) else { return nil }
+                    let names = pieces.compactMap { p -> String? in
+                        switch p {
+                        case .text: nil
+                        case .parameter(let n), .constrained(let n, _), .catchAll(let n): n
+                        }
+                    }
+                    parameters += zip(names, values.map(ModelRequest.decoded))
+                    var bytes = 0, constrained = 0
+                    for p in pieces {
+                        if case .text(let t) = p { bytes += t.utf8.count }
+                        if case .constrained = p { constrained += 1 }
+                    }
+                    key += [endsInCatchAll ? 5 : 2, -bytes, -constrained, mixedOrder[shape(v[..<i])]?.firstIndex(of: shape(s)) ?? -1]
+                    if endsInCatchAll { return (parameters, key) }
+                    continue
                 }
                 guard i < segments.count else { return nil }
                 let value = segments[i]
@@ -242,20 +318,46 @@ struct PrecedenceModelTests {
                 case .literal(let l):
                     let same = fold ? l.utf8.map(lowercased) == value.utf8.map(lowercased) : l == value
                     guard same else { return nil }
-                    key += [1, 0]
+                    key += [1, 0, 0, 0]
                 case .constrained(let name, let regex):
                     guard !value.isEmpty, Self.matches(regex, value) else { return nil }
                     parameters.append((name, ModelRequest.decoded(value)))
-                    key += [2, constraintOrder[shape(v[..<i])]?.firstIndex(of: regex) ?? -1]
+                    key += [3, constraintOrder[shape(v[..<i])]?.firstIndex(of: regex) ?? -1, 0, 0]
                 case .parameter(let name):
                     guard !value.isEmpty else { return nil }
                     parameters.append((name, ModelRequest.decoded(value)))
-                    key += [3, 0]
-                case .catchAll: break
+                    key += [4, 0, 0, 0]
+                case .catchAll, .mixed: break
                 }
             }
             guard v.count == segments.count else { return nil }
-            return (parameters, key + [0, 0])
+            return (parameters, key + [0, 0, 0, 0])
+        }
+
+        /// The values of `pieces` in `s` (normalized bytes), as the README reads a mixed segment:
+        /// each parameter at least one byte, as few as let the rest match, never across a "/";
+        /// a catch-all the rest. Nil if they do not match.
+        func split(_ pieces: ArraySlice<Piece>, _ s: Substring) -> [String]? {
+            guard let piece = pieces.first else { return s.isEmpty ? [] : nil }
+            switch piece {
+            case .text(let t):
+                let head = s.prefix(t.count)
+                let same = fold ? head.lowercased() == t.lowercased() : head == t
+                guard same, head.count == t.count else { return nil }
+                return split(pieces.dropFirst(), s.dropFirst(t.count))
+            case .catchAll:
+                return [String(s)]
+            case .parameter, .constrained:
+                var end = s.startIndex
+                while end < s.endIndex {
+                    guard s[end] != "/" else { return nil }
+                    end = s.index(after: end)
+                    let value = s[s.startIndex..<end]
+                    if case .constrained(_, let regex) = piece, !Self.matches(regex, String(value)) { continue }
+                    if let rest = split(pieces.dropFirst(), s[end...]) { return [String(value)] + rest }
+                }
+                return nil
+            }
         }
 
         enum Answer: Equatable, CustomStringConvertible {
@@ -317,7 +419,8 @@ struct PrecedenceModelTests {
         // The comparison means something only if the requests reach every kind of answer.
         #expect(counts["with parameters", default: 0] >= 10_000 && counts["matched", default: 0] >= 5_000
                 && counts["not found", default: 0] >= 5_000 && counts["method not allowed", default: 0] >= 1_000
-                && conflicts >= 50 && removals >= 100, "\(counts), \(conflicts) conflicts, \(removals) removals")
+                && counts["mixed", default: 0] >= 1_000 && conflicts >= 50 && removals >= 100,
+                "\(counts), \(conflicts) conflicts, \(removals) removals")
     }
 
     func compare(seed: UInt64, counts: inout [String: Int], conflicts: inout Int, removals: inout Int) throws {
@@ -334,7 +437,9 @@ struct PrecedenceModelTests {
                 let method = pick(Self.methods + ["PUT"], &rng)
                 let expected = model.answer(request, method: method)
                 switch expected {
-                case .matched(_, let p): counts[p.isEmpty ? "matched" : "with parameters", default: 0] += 1
+                case .matched(_, let p):
+                    counts[p.isEmpty ? "matched" : "with parameters", default: 0] += 1
+                    if p.contains(where: { $0.hasPrefix("m") || $0.hasPrefix("rest=") }) { counts["mixed", default: 0] += 1 }
                 case .notFound: counts["not found", default: 0] += 1
                 case .methodNotAllowed: counts["method not allowed", default: 0] += 1
                 }

@@ -8,22 +8,25 @@ import Testing
 @Suite("Every shape of a table answers alike")
 struct TableShapeTests {
     static let literals = ["a", "b", "ab", "x"]
-    static let values = ["a", "b", "ab", "x", "1", "12", "A", "a%2Fb", "b.c"]
+    static let values = ["a", "b", "ab", "x", "1", "12", "A", "a%2Fb", "b.c", "1.2", "a.b.c", "x-1"]
     static let methods: [String?] = [nil, "GET", "POST"]
     static let origins = ["", "", "", "https://h.example", "app://"]
 
     func randomPattern(_ rng: inout SplitMix) -> String {
         var path = ""
         for s in 0..<Int(rng.next() % 4) {
-            switch rng.next() % 6 {
+            switch rng.next() % 8 {
             case 0: path += "/:p\(s)"
             case 1: path += "/:c\(s)(\\d+)"
             case 2: path += "/:w\(s)([ab]+)"
+            case 3: path += "/:m\(s)" + pick([".", "-"], &rng) + ":n\(s)"
+            case 4: path += pick(["/x:m\(s)", "/:m\(s)(\\d+).:n\(s)", "/:m\(s).c"], &rng)
             default: path += "/" + pick(Self.literals, &rng)
             }
         }
-        switch rng.next() % 8 {
+        switch rng.next() % 9 {
         case 0: path += "/*rest"
+        case 8: path += "/" + pick(["a", "x-"], &rng) + "*rest"
         case 1: path += "(/" + pick(Self.literals, &rng) + ")"
         case 2: path += "(/:o(/" + pick(Self.literals, &rng) + "))"
         default: break

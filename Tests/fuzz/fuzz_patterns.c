@@ -2,13 +2,18 @@
  *
  * Input: byte 0 picks the router's options (ILK_CASE_INSENSITIVE, ILK_STRICT_SLASH); the rest is
  * lines. A line "@PATTERN" adds a named route (names n0..n2, so that names collide), a line
- * ">" M URI is a request (M, one byte, picks its method), any other line is a pattern. At most
- * 24 patterns and 24 requests are used.
+ * "-" K removes route K (one byte, modulo the ids given so far, so that removed ids come back), a
+ * line "~" K PATTERN replaces route K's pattern, a line ">" M URI is a request (M, one byte, picks
+ * its method), any other line is a pattern. At most 24 patterns and 24 requests are used.
  *
  * Invariants (abort() on violation, see fuzz_common.h):
  *   - ilk_router_add_route / ilk_router_add_named_route return ILK_OK, ILK_EPATTERN, ILK_ECONFLICT
  *     or ILK_ELIMIT; an error's ilk_erroffset() lies inside the pattern (or is ILK_NO_OFFSET);
  *   - an accepted route gets the next id, the count grows by one and its pattern reads back;
+ *   - a removal of a live route succeeds, the count shrinks by one, the id is unknown afterwards
+ *     (and a removed or never given id is ILK_ENOROUTE); a replacement that succeeds reads back
+ *     and keeps the count; one that fails (ILK_EPATTERN, ILK_ECONFLICT, ILK_ELIMIT, ILK_ENOROUTE)
+ *     leaves the table as it was;
  *   - a refused route leaves the table as it was: the same route count, and the same answer to
  *     every probe request (fixed probes and the fuzzed requests, under any method and GET);
  *   - every request, on the final table, gets the same answer from every lookup door
@@ -104,17 +109,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ilk_router *r;
   if (ilk_router_new(&r, flags) != ILK_OK) abort();
   snapshot(r, probes, nprobes);
+  uint32_t issued = 0;
   for (size_t i = 0; i < npatterns; i++) {
     const char *p = patterns[i];
     size_t count = ilk_router_route_count(r);
     uint32_t id = 0;
+    if (!named[i] && (p[0] == '-' || p[0] == '~') && p[1]) {
+      uint32_t k = 1 + (uint8_t)p[1] % (issued + 1);     /* issued + 1: an id never given */
+      const char *was = NULL;
+      int live = ilk_router_route_pattern(r, k, &was) == ILK_OK;
+      if (p[0] == '-') {
+        int rc = ilk_router_remove_route(r, k);
+        REQUIRE(rc == (live ? ILK_OK : ILK_ENOROUTE), "removing route %u (live %d) returned %d", k, live, rc);
+        REQUIRE(ilk_router_route_count(r) == count - (live ? 1 : 0), "removing route %u left %zu routes of %zu", k,
+                ilk_router_route_count(r), count);
+        REQUIRE(ilk_router_route_pattern(r, k, &was) == ILK_ENOROUTE, "removed route %u still has a pattern", k);
+        if (live) snapshot(r, probes, nprobes); else same_as_snapshot(r, probes, nprobes, p);
+      } else {
+        const char *q = p + 2, *back = NULL;
+        int rc = ilk_router_replace_route(r, k, q);
+        REQUIRE(ilk_router_route_count(r) == count, "replacing route %u changed the route count", k);
+        if (rc == ILK_OK) {
+          REQUIRE(live, "replaced route %u, which is not live", k);
+          REQUIRE(ilk_router_route_pattern(r, k, &back) == ILK_OK && back && strcmp(back, q) == 0,
+                  "route %u reads back as \"%s\", not \"%s\"", k, SHOWZ(back), SHOWZ(q));
+          snapshot(r, probes, nprobes);
+        } else {
+          REQUIRE(rc == ILK_EPATTERN || rc == ILK_ECONFLICT || rc == ILK_ELIMIT || (rc == ILK_ENOROUTE && !live),
+                  "replacing route %u (live %d) with \"%s\" returned %d (%s)", k, live, SHOWZ(q), rc, ilk_errmsg());
+          if (rc != ILK_ENOROUTE) check_offset(strlen(q), "pattern", q);
+          same_as_snapshot(r, probes, nprobes, p);
+        }
+      }
+      continue;
+    }
     char name[8];
     snprintf(name, sizeof name, "n%zu", i % 3);
     int rc = named[i] ? ilk_router_add_named_route(r, p, name, NULL, NULL, NULL, &id)
                       : ilk_router_add_route(r, p, NULL, NULL, NULL, &id);
     if (rc == ILK_OK) {
       const char *back = NULL, *back_name = NULL;
-      REQUIRE(ilk_router_route_count(r) == count + 1 && id == count + 1, "route \"%s\" got id %u with %zu routes",
+      REQUIRE(ilk_router_route_count(r) == count + 1 && id == ++issued, "route \"%s\" got id %u with %zu routes",
               SHOWZ(p), id, ilk_router_route_count(r));
       REQUIRE(ilk_router_route_pattern(r, id, &back) == ILK_OK && back && strcmp(back, p) == 0,
               "route %u reads back as \"%s\", not \"%s\"", id, SHOWZ(back), SHOWZ(p));

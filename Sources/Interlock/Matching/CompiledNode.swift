@@ -93,7 +93,11 @@ final class Dispatch: @unchecked Sendable {
     let capturesEntry: Bool
     /// For a constrained entry: the constraint the segment must match.
     let entryGuard: Constraint?
+    /// For a mixed entry: the segment's regex, which captures its parameters.
+    let entryPattern: SegmentPattern?
     let literals: LiteralBuckets
+    /// Mixed-segment children, in precedence order.
+    let mixed: [CompiledNode]
     let constrained: [CompiledNode]
     let parameter: CompiledNode?
     /// The node's own leaves and its catch-all, tried last, in order.
@@ -102,33 +106,42 @@ final class Dispatch: @unchecked Sendable {
     let maxCaptures: Int
     // The same children for the lookup path, unmanaged (see `Unit`): this node owns them above.
     let literalProbe: LiteralProbe
+    let mixedRefs: UnsafeMutablePointer<NodeRef>
     let constrainedRefs: UnsafeMutablePointer<NodeRef>
     let parameterRef: NodeRef?
     let terminalRefs: UnsafeMutablePointer<UnitRef>
     let guardRef: ConstraintRef?
+    let patternRef: SegmentPatternRef?
 
-    init(capturesEntry: Bool, entryGuard: Constraint?, literals: LiteralBuckets,
-         constrained: [CompiledNode], parameter: CompiledNode?, terminals: [Unit]) {
+    init(capturesEntry: Bool, entryGuard: Constraint?, entryPattern: SegmentPattern?, literals: LiteralBuckets,
+         mixed: [CompiledNode], constrained: [CompiledNode], parameter: CompiledNode?, terminals: [Unit]) {
         self.capturesEntry = capturesEntry
         self.entryGuard = entryGuard
+        self.entryPattern = entryPattern
         self.literals = literals
+        self.mixed = mixed
         self.constrained = constrained
         self.parameter = parameter
         self.terminals = terminals
         literalProbe = literals.probe
+        mixedRefs = .allocate(capacity: max(mixed.count, 1))
+        for (i, c) in mixed.enumerated() { (mixedRefs + i).initialize(to: c.ref) }
         constrainedRefs = .allocate(capacity: max(constrained.count, 1))
         for (i, c) in constrained.enumerated() { (constrainedRefs + i).initialize(to: c.ref) }
         parameterRef = parameter?.ref
         terminalRefs = .allocate(capacity: max(terminals.count, 1))
         for (i, t) in terminals.enumerated() { (terminalRefs + i).initialize(to: UnitRef(t)) }
         guardRef = entryGuard?.ref
+        patternRef = entryPattern?.ref
         var m = max(literals.maxCaptures, parameter?.maxCaptures ?? 0)
+        for c in mixed { m = max(m, c.maxCaptures) }
         for t in terminals { m = max(m, t.code.captureCount) }
         for c in constrained { m = max(m, c.maxCaptures) }
         maxCaptures = m
     }
 
     deinit {
+        mixedRefs.deallocate()
         constrainedRefs.deallocate()
         terminalRefs.deallocate()
     }

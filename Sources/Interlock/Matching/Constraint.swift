@@ -54,14 +54,22 @@ struct ConstraintTable {
 }
 
 extension RegexEmitter {
-    /// The callout that stands for constraint `index` of the unit.
-    static func constraintCallout(_ index: Int) -> String { "(?C\"\(index)\")" }
+    /// The callout that stands for constraint `index` of the unit: on the segment from where it
+    /// stands, or, with `group`, on what that capture group (just closed) holds.
+    static func constraintCallout(_ index: Int, group: Int? = nil) -> String {
+        "(?C\"\(index)\(group.map { ":\($0)" } ?? "")\")"
+    }
 
-    /// The index a constraint callout names (the text between its quotes).
-    @inline(__always) static func constraintIndex(_ text: UnsafePointer<UInt8>, _ length: Int) -> Int {
-        var v = 0
-        for i in 0..<length { v = v &* 10 &+ Int(text[i] &- 0x30) }
-        return v
+    /// The constraint index and capture group (nil: the segment) a constraint callout names (the
+    /// text between its quotes).
+    @inline(__always) static func constraintIndex(_ text: UnsafePointer<UInt8>, _ length: Int) -> (Int, Int?) {
+        var v = 0, i = 0
+        while i < length, text[i] != 0x3A { v = v &* 10 &+ Int(text[i] &- 0x30); i += 1 }
+        guard i < length else { return (v, nil) }
+        var g = 0
+        i += 1
+        while i < length { g = g &* 10 &+ Int(text[i] &- 0x30); i += 1 }
+        return (v, g)
     }
 
     /// The pattern of the first route under `node`, for naming a constraint.

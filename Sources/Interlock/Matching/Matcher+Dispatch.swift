@@ -26,6 +26,10 @@ extension Matcher {
                 if try enter(child, at: p, segmentEnd: segEnd, literalMatched: true) { return true }
                 spanCount = spans
             }
+            for i in 0..<d.mixed.count {
+                if try enter(d.mixedRefs[i], at: p, segmentEnd: segEnd) { return true }
+                spanCount = spans
+            }
             for i in 0..<d.constrained.count {
                 if try enter(d.constrainedRefs[i], at: p, segmentEnd: segEnd) { return true }
                 spanCount = spans
@@ -62,6 +66,12 @@ extension Matcher {
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {
                     guard segmentEnd > p + 1 else { return false }
+                    if let pattern = d.patternRef {
+                        guard try captures(pattern, from: p + 1, to: segmentEnd) else { return false }
+                        if try dispatch(d, at: segmentEnd) { return true }
+                        spanCount -= pattern.parameterCount
+                        return false
+                    }
                     if let g = d.guardRef, try !holds(g, from: p + 1, to: segmentEnd) { return false }
                     spanStart[spanCount] = p + 1; spanEnd[spanCount] = segmentEnd
                     spanCount += 1

@@ -47,14 +47,32 @@ extension Matcher {
         throw stopped(rc)
     }
 
-    /// A unit's callout for its constraint `index`, at the first byte of the segment: 0 (go on)
-    /// if the segment matches it, 1 (backtrack) if not, and PCRE2's error, which ends the
-    /// unit's match with it, if the constraint stopped.
-    fileprivate func constraintCallout(_ index: Int, at start: Int) -> Int32 {
+    /// A unit's callout for its constraint `index` on the bytes from `start` to `end` (the
+    /// segment from its first byte, or a mixed segment's parameter): 0 (go on) if they match it,
+    /// 1 (backtrack) if not, and PCRE2's error, which ends the unit's match with it, if the
+    /// constraint stopped.
+    fileprivate func constraintCallout(_ index: Int, from start: Int, to end: Int) -> Int32 {
         guard let table = runningConstraints else { return 1 }
-        let rc = constraintCode(table[index], from: start, to: segmentEnd(after: start - 1))
+        let rc = constraintCode(table[index], from: start, to: end)
         if rc >= 0 { return 0 }
         return rc == PCRE2_ERROR_NOMATCH ? 1 : rc
+    }
+
+    /// Runs a mixed segment's regex on the segment from `start` to `end` alone; if it matches,
+    /// pushes its parameters' spans.
+    func captures(_ pattern: SegmentPatternRef, from start: Int, to end: Int) throws(InterlockError) -> Bool {
+        runningConstraints = pattern.constraints
+        let rc = pattern.jitted
+            ? pcre2_jit_match_8(pattern.raw, subject, end, start, 0, matchData, matchContext)
+            : pcre2_match_8(pattern.raw, subject, end, start, 0, matchData, matchContext)
+        if rc == PCRE2_ERROR_NOMATCH { return false }
+        if rc < 0 { throw stopped(rc) }
+        guard let ovector = pcre2_get_ovector_pointer_8(matchData) else { return false }
+        for i in 1...pattern.parameterCount {
+            spanStart[spanCount] = ovector[2 * i]; spanEnd[spanCount] = ovector[2 * i + 1]
+            spanCount += 1
+        }
+        return true
     }
 
     func run(_ u: UnitRef, at p: Int) throws(InterlockError) -> Bool {
@@ -84,8 +102,11 @@ let matcherCallout: @convention(c) (UnsafeMutablePointer<pcre2_callout_block_8>?
     guard let block, let data else { return 1 }
     let matcher = Unmanaged<Matcher>.fromUnretained(data).takeUnretainedValue()
     if let text = block.pointee.callout_string {
-        let index = RegexEmitter.constraintIndex(text, Int(block.pointee.callout_string_length))
-        return matcher.constraintCallout(index, at: Int(block.pointee.current_position))
+        let (index, group) = RegexEmitter.constraintIndex(text, Int(block.pointee.callout_string_length))
+        let at = Int(block.pointee.current_position)
+        guard let group else { return matcher.constraintCallout(index, from: at, to: matcher.segmentEnd(after: at - 1)) }
+        // A mixed segment's parameter, just captured: it ends here.
+        return matcher.constraintCallout(index, from: Int(block.pointee.offset_vector[2 * group]), to: at)
     }
     matcher.calloutHit(block.pointee.mark)
     return 1  // fail here, so the match backtracks into the next leaf

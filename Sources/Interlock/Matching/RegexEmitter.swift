@@ -13,6 +13,9 @@
 //   constrained  /(?C"i")([^/\n]++)
 //                the callout runs the unit's constraint i on the segment alone (see Constraint.swift)
 //   catch-all    (?:/([^\n]*+))?
+//   mixed        /text([^/\n]+?)text([^/\n]+?)(?C"i:g")...   (":a" lazy: as few bytes as let the rest
+//                match; a constrained one's callout runs constraint i on capture g alone)
+//                /text([^\n]*+)                               (a catch-all after text)
 
 struct RegexEmitter {
     let caseInsensitive: Bool
@@ -66,8 +69,39 @@ struct RegexEmitter {
             put("(?:/([^\\n]*+))?")
             captured.append(group)
             return (group + 1, captured)
+        case .mixed(let pieces):
+            out.append(slash)
+            let next = try emitMixed(pieces, group: group)
+            captured += Array(group..<next)
+            return (next, captured)
         }
     }
+
+    /// Emits a mixed segment's pieces (without its "/"), capturing its parameters from `group`;
+    /// returns the next free group number.
+    mutating func emitMixed(_ pieces: [TreeNode.MixedPiece], group: Int32) throws(InterlockError) -> Int32 {
+        var group = group
+        for piece in pieces {
+            switch piece {
+            case .text(let t):
+                putEscaped(t)
+            case .parameter(let constraint):
+                put("([^/\\n]+?)")
+                if let c = constraint {
+                    put(RegexEmitter.constraintCallout(constraints.count, group: Int(group)))
+                    constraints.append(try Constraint(c, route: owner))
+                }
+                group += 1
+            case .catchAll:
+                put("([^\\n]*+)")
+                group += 1
+            }
+        }
+        return group
+    }
+
+    /// Names the route whose constraints the next entries emit (for the error of one that stops).
+    mutating func naming(_ route: String) { owner = route }
 
     /// Emits the tail of one leaf: method, scheme and host checks, then its mark.
     mutating func emitLeaf(_ leaf: Leaf, captured: [Int32]) {
@@ -93,7 +127,10 @@ struct RegexEmitter {
 
     /// Emits a whole subtree, its entry included.
     mutating func emitSubtree(_ node: TreeNode, group: Int32, captured: [Int32]) throws(InterlockError) {
-        if case .constrained = node.entry { owner = RegexEmitter.firstRoute(node) }
+        switch node.entry {
+        case .constrained, .mixed: owner = RegexEmitter.firstRoute(node)
+        default: break
+        }
         let (next, cap) = try emitEntry(node.entry, group: group, captured: captured)
         try emitAlternatives(leaves: node.leaves, children: node.childrenInOrder, group: next, captured: cap)
     }

@@ -1,8 +1,11 @@
 // The route table as a tree of path segments: the single source of truth for precedence.
 //
 // Children of a node are tried in this order, which is the precedence rule itself:
-//   the node's own leaves (the path ends here), literal children, constrained parameters (in the
-//   order first registered), the plain parameter, and last the catch-all.
+//   the node's own leaves (the path ends here), literal children, segments mixing text and
+//   parameters (more literal bytes first, then more constrained parameters, then in the order
+//   first registered), constrained parameters (in the order first registered), the plain
+//   parameter, and last the catch-alls: those after literal text (longer text first), then the
+//   plain one.
 // A literal is an exact segment, so literal siblings never compete; everything after is a
 // fallback that is tried only when the more specific branch fails further on (backtracking).
 // Leaves at one node are ordered by the tie rule: an explicit scheme or host first, then an
@@ -21,6 +24,16 @@ final class TreeNode {
         case parameter
         case constrained(String)
         case catchAll
+        /// A segment mixing text and parameters, or a catch-all after text (its last piece).
+        case mixed([MixedPiece])
+    }
+
+    /// A piece of a mixed segment as the tree keys it: parameter names aside, text ASCII
+    /// lower-cased on a case-insensitive router.
+    enum MixedPiece: Hashable {
+        case text([UInt8])
+        case parameter(constraint: String?)
+        case catchAll
     }
 
     let entry: Entry
@@ -28,8 +41,12 @@ final class TreeNode {
     var literalChildren: [[UInt8]: TreeNode] = [:]
     /// Literal children in the order added, so that emitted regexes are deterministic.
     var literalOrder: [TreeNode] = []
+    /// Mixed segments ending within their segment, in precedence order (see `mixedPrecedes`).
+    var mixedChildren: [TreeNode] = []
     var constrainedChildren: [TreeNode] = []
     var parameterChild: TreeNode?
+    /// Catch-alls after literal text, longer text first.
+    var prefixedCatchAlls: [TreeNode] = []
     var catchAllChild: TreeNode?
     var leaves: [Leaf] = []
     /// An estimate of the bytes of regex this subtree compiles to, kept up to date on insertion.
@@ -62,16 +79,48 @@ final class TreeNode {
 
     /// Whether nothing ends or continues here (a node left so by a removal is pruned).
     var isEmpty: Bool {
-        leaves.isEmpty && literalOrder.isEmpty && constrainedChildren.isEmpty && parameterChild == nil && catchAllChild == nil
+        leaves.isEmpty && literalOrder.isEmpty && mixedChildren.isEmpty && constrainedChildren.isEmpty
+            && parameterChild == nil && prefixedCatchAlls.isEmpty && catchAllChild == nil
     }
 
     /// Children in precedence order.
     var childrenInOrder: [TreeNode] {
         var all = literalOrder
+        all += mixedChildren
         all += constrainedChildren
         if let p = parameterChild { all.append(p) }
+        all += prefixedCatchAlls
         if let c = catchAllChild { all.append(c) }
         return all
+    }
+
+    /// Whether this node's entry is a catch-all (plain or after text): its leaves are its
+    /// parent's terminals in a dispatch node.
+    var isCatchAll: Bool {
+        switch entry {
+        case .catchAll: return true
+        case .mixed(let pieces): return pieces.last == .catchAll
+        default: return false
+        }
+    }
+
+    /// Whether mixed entry `a` is tried before `b` at the same node: more literal bytes, then more
+    /// constrained parameters (a tie keeps the order first registered); for catch-alls after text,
+    /// longer text.
+    static func mixedPrecedes(_ a: [MixedPiece], _ b: [MixedPiece]) -> Bool {
+        func weight(_ pieces: [MixedPiece]) -> (Int, Int) {
+            var bytes = 0, constrained = 0
+            for p in pieces {
+                switch p {
+                case .text(let t): bytes += t.count
+                case .parameter(let c): if c != nil { constrained += 1 }
+                case .catchAll: break
+                }
+            }
+            return (bytes, constrained)
+        }
+        let (ab, ac) = weight(a), (bb, bc) = weight(b)
+        return ab != bb ? ab > bb : ac > bc
     }
 
     static func entrySize(_ e: Entry) -> Int {
@@ -81,6 +130,14 @@ final class TreeNode {
         case .parameter: return 14
         case .constrained(let c): return 60 + c.utf8.count
         case .catchAll: return 18
+        case .mixed(let pieces):
+            return pieces.reduce(1) { size, p in
+                switch p {
+                case .text(let t): size + 2 * t.count
+                case .parameter(let c): size + 30 + (c.map { 20 + $0.utf8.count } ?? 0)
+                case .catchAll: size + 14
+                }
+            }
         }
     }
 
@@ -118,6 +175,26 @@ struct RouteTree {
         case .parameter(_, nil): return node.parameterChild
         case .parameter(_, let c?): return node.constrainedChildren.first { $0.entry == .constrained(c) }
         case .catchAll: return node.catchAllChild
+        case .mixed(let pieces):
+            let entry = TreeNode.Entry.mixed(mixedKey(pieces))
+            return (isCatchAllPiece(pieces.last) ? node.prefixedCatchAlls : node.mixedChildren)
+                .first { $0.entry == entry }
+        }
+    }
+
+    private func isCatchAllPiece(_ p: SegmentPiece?) -> Bool {
+        if case .catchAll? = p { return true }
+        return false
+    }
+
+    /// A mixed segment's pieces as the tree keys them.
+    func mixedKey(_ pieces: [SegmentPiece]) -> [TreeNode.MixedPiece] {
+        pieces.map { p in
+            switch p {
+            case .text(let t): .text(key(t))
+            case .parameter(_, let c): .parameter(constraint: c)
+            case .catchAll: .catchAll
+            }
         }
     }
 
@@ -145,8 +222,9 @@ struct RouteTree {
             var node = root
             var names: [String] = []
             for segment in variant {
-                if let name = segment.parameterName { names.append(name) }
+                names += segment.parameterNames
                 if case .catchAll = segment { node.terminalsChanged = true }
+                if case .mixed(let pieces) = segment, isCatchAllPiece(pieces.last) { node.terminalsChanged = true }
                 if let child = existingChild(node, segment) {
                     if node.lastDispatch != nil, !child.listedAsChanged, case .literal(let b) = child.entry {
                         node.changedLiterals.append(key(b))
@@ -173,6 +251,16 @@ struct RouteTree {
                     case .catchAll:
                         child = TreeNode(.catchAll)
                         node.catchAllChild = child
+                    case .mixed(let pieces):
+                        let key = mixedKey(pieces)
+                        child = TreeNode(.mixed(key))
+                        if isCatchAllPiece(pieces.last) {
+                            let at = node.prefixedCatchAlls.firstIndex { TreeNode.mixedPrecedes(key, Self.pieces($0)) }
+                            node.prefixedCatchAlls.insert(child, at: at ?? node.prefixedCatchAlls.count)
+                        } else {
+                            let at = node.mixedChildren.firstIndex { TreeNode.mixedPrecedes(key, Self.pieces($0)) }
+                            node.mixedChildren.insert(child, at: at ?? node.mixedChildren.count)
+                        }
                     }
                     // The new subtree's size joins every ancestor's.
                     for ancestor in path { ancestor.size += child.size + 2 }
@@ -213,7 +301,7 @@ struct RouteTree {
             guard let at = node.leaves.firstIndex(where: { $0.route.id == route.id }) else { continue }
             node.leaves.remove(at: at)
             node.terminalsChanged = true
-            if node.entry == .catchAll { path[path.count - 2].terminalsChanged = true }   // its parent compiles its leaves
+            if node.isCatchAll { path[path.count - 2].terminalsChanged = true }   // its parent compiles its leaves
             let shrink = TreeNode.leafSize(route)
             for n in path {
                 n.size -= shrink
@@ -246,12 +334,22 @@ struct RouteTree {
                 case .catchAll:
                     parent.catchAllChild = nil
                     parent.terminalsChanged = true
+                case .mixed:
+                    parent.mixedChildren.removeAll { $0 === child }
+                    parent.prefixedCatchAlls.removeAll { $0 === child }
+                    if child.isCatchAll { parent.terminalsChanged = true }
                 case .root: break
                 }
                 for ancestor in path[..<depth] { ancestor.size -= child.size + 2 }
                 depth -= 1
             }
         }
+    }
+
+    /// A mixed node's pieces.
+    private static func pieces(_ node: TreeNode) -> [TreeNode.MixedPiece] {
+        if case .mixed(let p) = node.entry { return p }
+        return []
     }
 
     /// One `ParameterNames` per distinct list of names (most routes share a few, such as ["id"]).

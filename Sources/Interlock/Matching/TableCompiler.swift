@@ -50,7 +50,13 @@ struct TableCompiler {
         if entryGuard == nil, case .constrained(let c) = node.entry {
             entryGuard = try Constraint(c, route: RegexEmitter.firstRoute(node))
         }
+        var entryPattern = previous?.entryPattern
+        if entryPattern == nil, case .mixed(let pieces) = node.entry {
+            entryPattern = try SegmentPattern(pieces, caseInsensitive: caseInsensitive, route: RegexEmitter.firstRoute(node))
+        }
         let literals = try literalBuckets(node, previous: previous?.literals)
+        var mixed: [CompiledNode] = []
+        for child in node.mixedChildren { mixed.append(try compile(child)) }
         var constrained: [CompiledNode] = []
         for child in node.constrainedChildren { constrained.append(try compile(child)) }
         var parameter: CompiledNode? = nil
@@ -61,16 +67,17 @@ struct TableCompiler {
         } else {
             var units: [Unit] = []
             try chunks(node.leaves, entry: .root, into: &units)
+            for c in node.prefixedCatchAlls { try chunks(c.leaves, entry: c.entry, into: &units) }
             if let c = node.catchAllChild { try chunks(c.leaves, entry: .catchAll, into: &units) }
             terminals = units
         }
         let capturesEntry: Bool
         switch node.entry {
-        case .parameter, .constrained: capturesEntry = true
+        case .parameter, .constrained, .mixed: capturesEntry = true
         default: capturesEntry = false
         }
-        let d = Dispatch(capturesEntry: capturesEntry, entryGuard: entryGuard, literals: literals,
-                         constrained: constrained, parameter: parameter, terminals: terminals)
+        let d = Dispatch(capturesEntry: capturesEntry, entryGuard: entryGuard, entryPattern: entryPattern, literals: literals,
+                         mixed: mixed, constrained: constrained, parameter: parameter, terminals: terminals)
         node.lastDispatch = d
         return d
     }

@@ -48,9 +48,9 @@ final class WalkUnit: @unchecked Sendable {
     static func accepts(_ node: TreeNode) -> Bool {
         switch node.entry {
         case .root, .literal, .parameter: break
-        case .constrained, .catchAll: return false
+        case .constrained, .catchAll, .mixed: return false
         }
-        guard node.constrainedChildren.isEmpty, node.catchAllChild == nil,
+        guard node.constrainedChildren.isEmpty, node.catchAllChild == nil, node.mixedChildren.isEmpty, node.prefixedCatchAlls.isEmpty,
               !node.leaves.contains(where: { $0.route.hasSchemeOrHost }) else { return false }
         return node.literalOrder.allSatisfy(accepts) && (node.parameterChild.map(accepts) ?? true)
     }

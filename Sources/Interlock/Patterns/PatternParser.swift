@@ -10,8 +10,10 @@
 
 /// The most variants a pattern's optional parts may expand to.
 public let maximumPatternVariants = 64
-/// The most segments one path shape may have.
+/// The most segments one path shape may have, and the most parameters one pattern may name.
 public let maximumPatternSegments = 256
+/// The most parameters one segment may hold (`/:a-:b.:c` holds three).
+public let maximumSegmentParameters = 8
 /// The longest scheme or host a pattern may name, in bytes (a DNS name is at most 253). They are
 /// matched inside the table's regexes, which PCRE2 built with 2-byte links limits to 64 KiB each:
 /// a host of 70,000 bytes was accepted, then made every lookup on the router fail.
@@ -229,32 +231,70 @@ struct PatternParser {
         return name
     }
 
+    /// A segment: literal text, parameters (`:name`, `:name(REGEX)`) and, last in the pattern, a
+    /// catch-all (`*name`), in any mix, as long as two parameters have text between them. A
+    /// parameter's name ends at the first byte that cannot be in a name.
     private mutating func parseSegment() throws(InterlockError) -> PatternSegment {
         let start = pos
-        switch bytes[pos] {
-        case 0x3A:  // ":"
-            pos += 1
-            let name = try parseName(after: start, allowEmpty: false)
-            var constraint: String? = nil
-            if pos < bytes.count, bytes[pos] == 0x28, !(pos + 1 < bytes.count && bytes[pos + 1] == slash) {
-                constraint = try parseConstraint()
+        var pieces: [SegmentPiece] = []
+        var text: [UInt8] = [], dots = 0
+        var utf8 = UTF8Validator()
+        func flush() throws(InterlockError) {
+            guard !text.isEmpty else { return }
+            if !utf8.isComplete { throw fail("literal is not valid UTF-8", utf8.sequenceStart) }
+            pieces.append(.text(trimmed(text)))
+            text = []
+            utf8 = UTF8Validator()
+        }
+        while !atSegmentEnd() {
+            let c = bytes[pos]
+            if c == 0x3A {  // ":"
+                try flush()
+                let sigil = pos
+                if case .parameter = pieces.last {
+                    throw fail("two parameters in one segment need literal text between them", sigil)
+                }
+                pos += 1
+                let name = try parseName(after: sigil, allowEmpty: false)
+                var constraint: String? = nil
+                if pos < bytes.count, bytes[pos] == 0x28, !(pos + 1 < bytes.count && bytes[pos + 1] == slash) {
+                    constraint = try parseConstraint()
+                }
+                if pieces.count(where: { if case .parameter = $0 { true } else { false } }) == maximumSegmentParameters {
+                    throw InterlockError(.limit, "a segment has more than \(maximumSegmentParameters) parameters", offset: sigil)
+                }
+                pieces.append(.parameter(name: name, constraint: constraint))
+            } else if c == 0x2A {  // "*"
+                try flush()
+                let sigil = pos
+                if case .parameter = pieces.last {
+                    throw fail("a parameter and a catch-all need literal text between them", sigil)
+                }
+                pos += 1
+                let name = try parseName(after: sigil, allowEmpty: true)
+                if name == "*" {
+                    if names.contains("*") { throw fail("duplicate parameter name '*'", sigil) }
+                    names.append("*")
+                }
+                guard atSegmentEnd(), onlyClosersFollow() else { throw fail("'*' must be the last segment", sigil) }
+                pieces.append(.catchAll(name: name))
+            } else {
+                try literalByte(into: &text, dots: &dots, utf8: &utf8)
             }
-            guard atSegmentEnd() else {
-                throw fail("a parameter must be a whole segment (escape ':' as '\\:' in a literal)", start)
+        }
+        try flush()
+        if names.count > maximumPatternSegments {
+            throw InterlockError(.limit, "pattern has more than \(maximumPatternSegments) parameters", offset: start)
+        }
+        guard pieces.count == 1, let only = pieces.first else { return .mixed(pieces) }
+        switch only {
+        case .parameter(let name, let constraint): return .parameter(name: name, constraint: constraint)
+        case .catchAll(let name): return .catchAll(name: name)
+        case .text(let t):
+            if dots == t.count && (dots == 1 || dots == 2) {
+                throw fail("'.' and '..' segments never match: URIs are normalized without them", start)
             }
-            return .parameter(name: name, constraint: constraint)
-        case 0x2A:  // "*"
-            pos += 1
-            let name = try parseName(after: start, allowEmpty: true)
-            if name == "*" {
-                if names.contains("*") { throw fail("duplicate parameter name '*'", start) }
-                names.append("*")
-            }
-            guard atSegmentEnd() else { throw fail("a catch-all must be a whole segment", start) }
-            if !onlyClosersFollow() { throw fail("'*' must be the last segment", start) }
-            return .catchAll(name: name)
-        default:
-            return try parseLiteral()
+            return .literal(t)
         }
     }
 
@@ -295,42 +335,30 @@ struct PatternParser {
         return body.string
     }
 
-    private mutating func parseLiteral() throws(InterlockError) -> PatternSegment {
-        let start = pos
-        var out: [UInt8] = []
-        var dots = 0
-        var utf8 = UTF8Validator()
-        while pos < bytes.count {
-            var c = bytes[pos]
-            if c == slash || c == 0x28 || c == 0x29 { break }
-            if c == 0x5C {  // "\" escapes the next byte
-                guard pos + 1 < bytes.count else { throw fail("'\\' at the end of the pattern", pos) }
-                pos += 1
-                c = bytes[pos]
-            } else if c == 0x3A || c == 0x2A {
-                throw fail("'\(c == 0x3A ? ":" : "*")' inside a literal segment (escape it with '\\')", pos)
-            } else if c == 0x3F || c == 0x23 {
-                throw fail("'\(c == 0x3F ? "?" : "#")' in a pattern: patterns match paths only", pos)
-            } else if c == percent {
-                guard pos + 2 < bytes.count, let h = hexValue(bytes[pos + 1]), let l = hexValue(bytes[pos + 2]) else {
-                    throw fail("bad percent-escape", pos)
-                }
-                let v = h << 4 | l
-                if v == 0 { throw fail("percent-escape decodes to NUL", pos) }
-                guard utf8.feed(v, at: pos) else { throw fail("literal is not valid UTF-8 once decoded", utf8.sequenceStart) }
-                append(v, escapedInput: true, to: &out, dots: &dots)
-                pos += 3
-                continue
-            }
-            guard utf8.feed(c, at: pos) else { throw fail("literal is not valid UTF-8", utf8.sequenceStart) }
-            append(c, escapedInput: false, to: &out, dots: &dots)
+    /// Reads one byte of literal text (or an escape: "\\x", or a percent-escape), normalized as
+    /// a URI's path is, into `out`.
+    private mutating func literalByte(into out: inout [UInt8], dots: inout Int, utf8: inout UTF8Validator) throws(InterlockError) {
+        var c = bytes[pos]
+        if c == 0x5C {  // "\" escapes the next byte
+            guard pos + 1 < bytes.count else { throw fail("'\\' at the end of the pattern", pos) }
             pos += 1
+            c = bytes[pos]
+        } else if c == 0x3F || c == 0x23 {
+            throw fail("'\(c == 0x3F ? "?" : "#")' in a pattern: patterns match paths only", pos)
+        } else if c == percent {
+            guard pos + 2 < bytes.count, let h = hexValue(bytes[pos + 1]), let l = hexValue(bytes[pos + 2]) else {
+                throw fail("bad percent-escape", pos)
+            }
+            let v = h << 4 | l
+            if v == 0 { throw fail("percent-escape decodes to NUL", pos) }
+            guard utf8.feed(v, at: pos) else { throw fail("literal is not valid UTF-8 once decoded", utf8.sequenceStart) }
+            append(v, escapedInput: true, to: &out, dots: &dots)
+            pos += 3
+            return
         }
-        if !utf8.isComplete { throw fail("literal is not valid UTF-8", utf8.sequenceStart) }
-        if dots == out.count && (dots == 1 || dots == 2) {
-            throw fail("'.' and '..' segments never match: URIs are normalized without them", start)
-        }
-        return .literal(trimmed(out))
+        guard utf8.feed(c, at: pos) else { throw fail("literal is not valid UTF-8", utf8.sequenceStart) }
+        append(c, escapedInput: false, to: &out, dots: &dots)
+        pos += 1
     }
 
     private func append(_ c: UInt8, escapedInput: Bool, to out: inout [UInt8], dots: inout Int) {

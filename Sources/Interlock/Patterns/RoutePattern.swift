@@ -11,11 +11,34 @@ public enum PatternSegment: Hashable, Sendable {
     case parameter(name: String, constraint: String?)
     /// `*name` or `*`: the rest of the path, zero or more segments.
     case catchAll(name: String)
+    /// Literal text and parameters in one segment (`:name.json`, `user_:id`,
+    /// `v:major(\d+).:minor(\d+)`), or a catch-all after literal text (`v*path`, last only): at
+    /// least two pieces, two parameters never side by side.
+    case mixed([SegmentPiece])
 
-    /// The parameter name this segment binds, if any.
+    /// The parameter names this segment binds, in order.
+    public var parameterNames: [String] {
+        switch self {
+        case .literal: return []
+        case .parameter(let name, _), .catchAll(let name): return [name]
+        case .mixed(let pieces): return pieces.compactMap(\.parameterName)
+        }
+    }
+}
+
+/// One piece of a segment that mixes literal text and parameters.
+public enum SegmentPiece: Hashable, Sendable {
+    /// Literal text, as normalized path bytes (as ``PatternSegment/literal(_:)``).
+    case text([UInt8])
+    /// `:name` or `:name(REGEX)`: at least one byte, as few as let the rest of the segment match.
+    case parameter(name: String, constraint: String?)
+    /// `*name` or `*`: the rest of the path, after the text before it.
+    case catchAll(name: String)
+
+    /// The parameter name this piece binds, if any.
     public var parameterName: String? {
         switch self {
-        case .literal: return nil
+        case .text: return nil
         case .parameter(let name, _), .catchAll(let name): return name
         }
     }

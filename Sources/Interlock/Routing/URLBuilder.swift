@@ -19,11 +19,13 @@ extension Router {
         guard let route = route(named: name) else {
             throw InterlockError(.unknownRoute, "no route is named '\(name)'")
         }
-        let (uri, filled, variants) = try URLBuilder.build(route, parameters, limit: matchLimit.load(ordering: .relaxed))
+        let (uri, filled, ambiguous) = try URLBuilder.build(route, parameters, limit: matchLimit.load(ordering: .relaxed))
         // Optional parts can make one route read a URI built from one variant as another (two
-        // variants of one shape, or a value equal to an optional literal): the URI is read back
-        // to make sure it carries the values to the route (another route may claim it).
-        guard variants > 1, !filled.isEmpty, case .matched(let m) = try match(uri, method: route.pattern.method),
+        // variants of one shape, or a value equal to an optional literal), and a segment mixing
+        // text and parameters can read values that hold its text otherwise (`/:file.:ext` given
+        // file = 'a.b'): the URI is read back to make sure it carries the values to the route
+        // (another route may claim it).
+        guard ambiguous, !filled.isEmpty, case .matched(let m) = try match(uri, method: route.pattern.method),
               m.routeID == route.id else { return uri }
         let read = m.parameters.first { parameters[$0.name] != $0.value }.map { "as \($0.name) = '\($0.value)'" }
             ?? filled.first { m[$0] == nil }.map { "without \($0)" }
@@ -37,18 +39,19 @@ extension Router {
 }
 
 enum URLBuilder {
-    /// The URI of `route` with `parameters`, the names it filled, and how many variants the route has.
-    static func build(_ route: Route, _ parameters: [String: String], limit: UInt32) throws(InterlockError) -> (String, [String], Int) {
+    /// The URI of `route` with `parameters`, the names it filled, and whether the route may read
+    /// it back with other values (it has several variants, or a segment mixing text and parameters).
+    static func build(_ route: Route, _ parameters: [String: String], limit: UInt32) throws(InterlockError) -> (String, [String], Bool) {
         let label = route.name ?? route.pattern.source
         // The fullest variant whose parameters are all given.
         var chosen: [PatternSegment]? = nil
         let variants = route.pattern.variants
         for variant in variants
-        where variant.allSatisfy({ $0.parameterName.map { parameters[$0] != nil } ?? true }) {
+        where variant.allSatisfy({ $0.parameterNames.allSatisfy { parameters[$0] != nil } }) {
             if chosen == nil || variant.count > chosen!.count { chosen = variant }
         }
         guard let variant = chosen else {
-            let missing = variants[0].compactMap(\.parameterName).first { parameters[$0] == nil } ?? "?"
+            let missing = variants[0].flatMap(\.parameterNames).first { parameters[$0] == nil } ?? "?"
             throw InterlockError(.invalidArgument, "missing parameter '\(missing)' for route '\(label)'")
         }
         var path: [UInt8] = []
@@ -58,19 +61,34 @@ enum URLBuilder {
                 path.append(slash)
                 path += bytes
             case .parameter(let name, let constraint):
-                let value = parameters[name]!
-                let encoded = try encodeSegment(value, name: name, label: label)
-                if let constraint, try !ConstraintCheck.matches(constraint, encoded, limit: limit) {
-                    throw InterlockError(.invalidArgument, "parameter '\(name)' = '\(value)' does not match its constraint (\(constraint)) in route '\(label)'")
-                }
                 path.append(slash)
-                path += encoded
+                path += try encodedValue(name, constraint, parameters, label: label, limit: limit)
             case .catchAll(let name):
                 let value = parameters[name]!
                 if value.isEmpty { continue }
                 for piece in value.split(separator: "/", omittingEmptySubsequences: false) {
                     path.append(slash)
                     path += try encodeSegment(String(piece), name: name, label: label)
+                }
+            case .mixed(let pieces):
+                path.append(slash)
+                let start = path.count
+                for piece in pieces {
+                    switch piece {
+                    case .text(let bytes): path += bytes
+                    case .parameter(let name, let constraint):
+                        path += try encodedValue(name, constraint, parameters, label: label, limit: limit)
+                    case .catchAll(let name):
+                        let encoded = try parameters[name]!.split(separator: "/", omittingEmptySubsequences: false).map { piece throws(InterlockError) in
+                            piece.isEmpty ? [] : try encodeSegment(String(piece), name: name, label: label)
+                        }
+                        path += Array(encoded.joined(separator: [slash]))
+                    }
+                }
+                let segment = path[start...]
+                if segment.elementsEqual([0x2E]) || segment.elementsEqual([0x2E, 0x2E]) {
+                    throw InterlockError(.invalidArgument, "route '\(label)' would have a '\(segment.count == 1 ? "." : "..")' segment: "
+                                         + "URIs are normalized without dot segments")
                 }
             }
         }
@@ -82,7 +100,19 @@ enum URLBuilder {
         case (let scheme?, nil): uri = "\(scheme)://\(text.isEmpty ? "" : String(text.dropFirst()))"
         default: uri = text.isEmpty ? "/" : text
         }
-        return (uri, variant.compactMap(\.parameterName), variants.count)
+        let mixed = variant.contains { if case .mixed = $0 { true } else { false } }
+        return (uri, variant.flatMap(\.parameterNames), variants.count > 1 || mixed)
+    }
+
+    /// The value of parameter `name`, encoded, checked against its constraint.
+    private static func encodedValue(_ name: String, _ constraint: String?, _ parameters: [String: String],
+                                     label: String, limit: UInt32) throws(InterlockError) -> [UInt8] {
+        let value = parameters[name]!
+        let encoded = try encodeSegment(value, name: name, label: label)
+        if let constraint, try !ConstraintCheck.matches(constraint, encoded, limit: limit) {
+            throw InterlockError(.invalidArgument, "parameter '\(name)' = '\(value)' does not match its constraint (\(constraint)) in route '\(label)'")
+        }
+        return encoded
     }
 
     /// The values given for `route`'s parameters, for a message: `a = '10', b = '2'`.

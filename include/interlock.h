@@ -332,7 +332,8 @@ int ilk_router_replay_pending_link(ilk_router *router, ilk_result **out);
 /**
  * Builds the URI of the route called `name` from `count` parameters (`names[i]`, `values[i]`),
  * percent-encoding values, checking constraints, filling optional parts whose parameters are all
- * given and dropping the others. Writes it NUL-terminated into `buffer` (`capacity` bytes) and its
+ * given and dropping the others; a route with a wildcard host (`*.example.com`) takes its host as
+ * the parameter "host" (one or more labels, then the suffix). Writes it NUL-terminated into `buffer` (`capacity` bytes) and its
  * length into *length (may be NULL). Returns ILK_OK; ILK_ENOROUTE for an unknown name;
  * ILK_EINVAL for a missing, empty or invalid parameter (the message names it), values the route
  * would read back otherwise (`/o(/:a)(/:b)` given only a=10 builds "/o/10", which it reads as

@@ -114,7 +114,15 @@ struct PatternGrammarTests {
         (" /a", 0, "begins with a space"),
         ("GET /a b", 6, "space in pattern path"),
         ("https:///a", 8, "no host"),
-        ("https://example.com:8080/a", 19, "ports are not matched"),
+        ("https://example.com:0/a", 20, "port must be a number from 1 to 65535"),
+        ("https://example.com:65536/a", 20, "port must be"),
+        ("https://example.com:/a", 20, "port must be"),
+        ("https://example.com:8a/a", 20, "port must be"),
+        ("https://a*.example.com/x", 9, "whole first label"),
+        ("https://*/x", 8, "whole first label"),
+        ("https://x.*.example.com/x", 10, "whole first label"),
+        ("https://a..b/x", 10, "empty label"),
+        ("https://*..b/x", 10, "empty label"),
         // A constraint is compiled on its own, not inside a wrapper it could close: as
         // "(?n:...)\\z" this one's first branch, "(", had no end anchor and took any segment
         // beginning with "(".
@@ -123,7 +131,7 @@ struct PatternGrammarTests {
         ("https://[a.example/x", 8, "unterminated IP literal"),
         ("https://a[b]/x", 9, "invalid character in host"),
         ("https://[::1]x/y", 13, "IP literal is the whole host"),
-        ("https://[::1]:80/y", 13, "ports are not matched"),
+        ("https://[::1]:x/y", 14, "port must be"),
         ("https://[]/y", 8, "empty IP literal"),
         ("https://[a/b]/y", 8, "unterminated IP literal"),
         ("/a\u{1}b", 2, "control byte"),

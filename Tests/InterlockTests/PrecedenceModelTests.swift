@@ -27,7 +27,30 @@ struct PrecedenceModelTests {
     }
 
     enum Origin: CaseIterable {
-        case any, https, app    // none, "https://h.example", "app://"
+        // none, "https://h.example", "app://", "https://*.example", "https://h.example:8443"
+        case any, https, app, wildcard, port
+
+        var prefix: String {
+            switch self {
+            case .any: ""
+            case .https: "https://h.example"
+            case .app: "app://"
+            case .wildcard: "https://*.example"
+            case .port: "https://h.example:8443"
+            }
+        }
+
+        /// The README's tie rule on origins, greater first: an exact host (a port before none),
+        /// then a wildcard, then a scheme alone, then none.
+        var rank: Int {
+            switch self {
+            case .any: 0
+            case .app: 1
+            case .wildcard: 2
+            case .https: 3
+            case .port: 4
+            }
+        }
     }
 
     struct ModelRoute {
@@ -43,11 +66,14 @@ struct PrecedenceModelTests {
     struct ModelRequest {
         let scheme: String?
         let host: String?
+        /// The URI's port, or its scheme's default.
+        let port: Int?
         let segments: [String]
 
-        init(scheme: String?, host: String?, segments: [String]) {
+        init(scheme: String?, host: String?, port: Int? = nil, segments: [String]) {
             self.scheme = scheme
             self.host = host
+            self.port = port ?? (scheme == "https" ? 443 : nil)
             self.segments = segments.map(Self.normalized)
         }
 
@@ -161,8 +187,7 @@ struct PrecedenceModelTests {
         if path.isEmpty { path = "/" }
         let origin = pick(Origin.allCases + [.any, .any], &rng)
         let method = pick(methods, &rng)
-        let prefix = switch origin { case .any: ""; case .https: "https://h.example"; case .app: "app://" }
-        return ((method.map { $0 + " " } ?? "") + prefix + path, method, origin, variants)
+        return ((method.map { $0 + " " } ?? "") + origin.prefix + path, method, origin, variants)
     }
 
     /// A random request; under `strictSlash` a trailing slash is an empty last segment.
@@ -177,8 +202,10 @@ struct PrecedenceModelTests {
         case 1:
             // Other spellings of that origin: the scheme and host lower-cased, a port and user
             // information set apart.
-            let origin = pick(["HTTPS://H.Example", "https://h.example:8443", "https://user@h.example"], &rng)
-            return (origin + "/" + path, ModelRequest(scheme: "https", host: "h.example", segments: segments))
+            let origin = pick(["HTTPS://H.Example", "https://h.example:8443", "https://user@h.example", "https://h.example:443",
+                               "https://h.example:08443"], &rng)
+            return (origin + "/" + path, ModelRequest(scheme: "https", host: "h.example", port: origin.split(separator: ":").last.flatMap { Int($0) },
+                                                      segments: segments))
         case 2: return ("https://other.example/" + path, ModelRequest(scheme: "https", host: "other.example", segments: segments))
         case 3: return (pick(["app://", "APP://"], &rng) + path, ModelRequest(scheme: "app", host: nil, segments: segments))
         default: return ("/" + path, ModelRequest(scheme: nil, host: nil, segments: segments))
@@ -264,6 +291,8 @@ struct PrecedenceModelTests {
             case .any: return true
             case .https: return r.scheme == "https" && r.host == "h.example"
             case .app: return r.scheme == "app"
+            case .wildcard: return r.scheme == "https" && (r.host?.hasSuffix(".example") ?? false) && r.host != ".example"
+            case .port: return r.scheme == "https" && r.host == "h.example" && r.port == 8443
             }
         }
 
@@ -396,7 +425,7 @@ struct PrecedenceModelTests {
         /// scheme or host, then an explicit method, then the route registered first.
         static func beats(_ key: [Int], _ route: ModelRoute, _ bestKey: [Int], _ best: ModelRoute) -> Bool {
             if key != bestKey { return key.lexicographicallyPrecedes(bestKey) }
-            if (route.origin != .any) != (best.origin != .any) { return route.origin != .any }
+            if route.origin.rank != best.origin.rank { return route.origin.rank > best.origin.rank }
             if (route.method != nil) != (best.method != nil) { return route.method != nil }
             return route.id < best.id
         }
@@ -427,8 +456,10 @@ struct PrecedenceModelTests {
         var rng = SplitMix(seed: seed &* 0x9E37_79B1)
         let fold = seed % 3 == 1, strictSlash = seed % 3 == 2
         let options: RouterOptions = fold ? .caseInsensitive : strictSlash ? .strictSlash : []
-        // The router as made, and one with a dispatch node wherever there are children.
-        let routers = [Router(options: options), Router(options: options, walkUnits: false, unitBudget: 1)]
+        // The router as made, one with a dispatch node wherever there are children, and one that
+        // tries the all-literal table first on every table.
+        let routers = [Router(options: options), Router(options: options, walkUnits: false, unitBudget: 1),
+                       Router(options: options, staticProbe: .always)]
         var model = Model(fold: fold)
 
         func lookUp(_ n: Int) throws {

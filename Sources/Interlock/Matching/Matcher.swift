@@ -246,7 +246,7 @@ public final class Matcher {
     }
 
     private static func subjectBytes(_ uriBytes: Int) -> Int {
-        URIParser.outputCapacity(for: uriBytes) + 2 * uriBytes + maximumMethodLength + 8
+        URIParser.outputCapacity(for: uriBytes) + 2 * uriBytes + maximumMethodLength + 16
     }
 
     /// Looks up `uri` with `method` (nil: any method). Throws `.uri` for a malformed URI,
@@ -333,7 +333,8 @@ public final class Matcher {
         let taken = probesStatic ? try takeStaticPath(uri, held: held) : false
         if !taken { try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans, segmentEnds: segmentEnds) }
 
-        // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free.
+        // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free, and,
+        // after a host, "\n" and the port (the URI's, or its scheme's default).
         let subject = self.subject   // a local: stores through it need not reload the property
         var n = spans.pathLength
         subject[n] = newline; n += 1
@@ -344,18 +345,18 @@ public final class Matcher {
         self.methodLength = methodLength
         methodWord = MethodWord.at(subject + methodStart, methodLength)
         subject[n] = newline; n += 1
-        let schemeStart = n, schemeLength: Int, hostStart: Int
+        let schemeStart = n, schemeLength: Int, hostStart: Int, hostEnd: Int
         if spans.scheme == nil && spans.host == nil {     // a path: both empty
             subject[n] = newline; n += 1
-            schemeLength = 0; hostStart = n
+            schemeLength = 0; hostStart = n; hostEnd = n
         } else {
-            (schemeLength, n) = writeSchemeAndHost(uri, at: n)
+            (schemeLength, hostEnd, n) = writeSchemeAndHost(uri, at: n)
             hostStart = schemeStart + schemeLength + 1
         }
         subjectLength = n
 
         if probesStatic && matchStaticPath(method: methodStart..<(methodStart + methodLength),
-                                           scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<n) {
+                                           scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<hostEnd) {
             return .matched
         }
 
@@ -384,14 +385,36 @@ public final class Matcher {
         return allowedCount == 0 ? .notFound : .methodNotAllowed
     }
 
-    /// Writes the URI's scheme, "\n" and host at `n` in the subject, lower-cased; returns the
-    /// scheme's length and where the host ends. Out of line: most lookups are of bare paths.
-    @inline(never) private func writeSchemeAndHost(_ uri: UnsafeRawBufferPointer, at start: Int) -> (Int, Int) {
+    /// Writes the URI's scheme, "\n" and host at `n` in the subject, lower-cased, and after a host
+    /// "\n" and its port; returns the scheme's length, where the host ends and where the tail
+    /// ends. Out of line: most lookups are of bare paths.
+    @inline(never) private func writeSchemeAndHost(_ uri: UnsafeRawBufferPointer, at start: Int) -> (Int, Int, Int) {
         var n = start
         if let s = spans.scheme { for i in s { subject[n] = lowercased(uri[i]); n += 1 } }
         let schemeLength = n - start
         subject[n] = newline; n += 1
-        if let h = spans.host { for i in h { subject[n] = lowercased(uri[i]); n += 1 } }
-        return (schemeLength, n)
+        guard let h = spans.host else { return (schemeLength, n, n) }
+        for i in h { subject[n] = lowercased(uri[i]); n += 1 }
+        let hostEnd = n
+        subject[n] = newline; n += 1
+        n = writePort(uri, scheme: start..<(start + schemeLength), at: n)
+        return (schemeLength, hostEnd, n)
+    }
+
+    /// Writes the URI's port at `n` in decimal, without leading zeros (a value past 65535 as
+    /// written: no route names one), or its scheme's default when it gives none (80 for http and
+    /// ws, 443 for https and wss); returns where it ends.
+    private func writePort(_ uri: UnsafeRawBufferPointer, scheme: Range<Int>, at start: Int) -> Int {
+        var n = start
+        if let p = spans.port {
+            var i = p.lowerBound
+            while i < p.upperBound - 1, uri[i] == 0x30 { i += 1 }      // "08443" is 8443
+            while i < p.upperBound { subject[n] = uri[i]; n += 1; i += 1 }
+            return n
+        }
+        // A scheme with a host is http, https, ws or wss: "s" last is the secure one.
+        let secure = scheme.count > 0 && subject[scheme.upperBound - 1] == 0x73
+        for c in (secure ? "443" : "80").utf8 { subject[n] = c; n += 1 }
+        return n
     }
 }

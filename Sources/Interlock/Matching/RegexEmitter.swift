@@ -2,8 +2,9 @@
 // branch-reset group "(?|...)" in precedence order, so PCRE2's ordered, backtracking alternation
 // *is* the precedence rule, and shared prefixes are matched once.
 //
-// The subject is the normalized path, then "\n" method "\n" scheme "\n" host. A leaf's tail checks
-// the request against the route's method, scheme and host and ends with "(*MARK:n)", n being the
+// The subject is the normalized path, then "\n" method "\n" scheme "\n" host, and after a host "\n"
+// port. A leaf's tail checks the request against the route's method, scheme, host (a wildcard's
+// labels, then its suffix) and port, and ends with "(*MARK:n)", n being the
 // leaf's index in the unit. (The method-not-allowed pass uses a copy with a callout after each
 // mark, compiled when first needed: see `Unit.enumerationCode`.)
 //
@@ -118,7 +119,16 @@ struct RegexEmitter {
         } else if p.host != nil {
             put("[^\\n]*+\\n")
         }
-        if let h = p.host { putEscaped(Array(h.utf8)); put("\\z") }
+        if let h = p.host {
+            if p.hostIsWildcard {       // one or more whole labels, then the suffix (backtracking by label)
+                put("(?:[^\\n.]++\\.)+")
+                putEscaped(Array(h.utf8.dropFirst(2)))
+            } else {
+                putEscaped(Array(h.utf8))
+            }
+            put("\\n")
+            if let port = p.port { put("\(port)\\z") }
+        }
         if caseInsensitive { put(")") }
         put("(*MARK:\(leaves.count))")
         leaves.append(leaf)

@@ -147,9 +147,12 @@ final class TreeNode {
     }
 }
 
-/// The tie rule between routes with the same path shape.
+/// The tie rule between routes with the same path shape: the more specific origin (an exact host,
+/// then a wildcard host, longer suffix first, then a scheme alone, then none; a port before none),
+/// then an explicit method, then the route registered first.
 @inline(__always) func leafPrecedes(_ a: Route, _ b: Route) -> Bool {
-    if a.hasSchemeOrHost != b.hasSchemeOrHost { return a.hasSchemeOrHost }
+    let (oa, ob) = (a.originRank, b.originRank)
+    if oa != ob { return oa > ob }
     if (a.pattern.method != nil) != (b.pattern.method != nil) { return a.pattern.method != nil }
     return a.id < b.id
 }
@@ -207,7 +210,8 @@ struct RouteTree {
             guard let node else { continue }
             let p = route.pattern
             if let other = node.leaves.first(where: {
-                $0.route.id != ignoring && $0.route.pattern.method == p.method && $0.route.pattern.scheme == p.scheme && $0.route.pattern.host == p.host
+                $0.route.id != ignoring && $0.route.pattern.method == p.method && $0.route.pattern.scheme == p.scheme
+                    && $0.route.pattern.host == p.host && $0.route.pattern.port == p.port
             }) {
                 return other.route
             }

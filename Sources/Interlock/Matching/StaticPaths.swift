@@ -223,6 +223,12 @@ struct StaticPaths: @unchecked Sendable {
     }
 
     /// The table after the paths in `changed` changed (buckets not touched are shared).
+    /// Whether the table holds a path's node: it has routes, and none with a wildcard host or a
+    /// port (the tree answers for such a path: the table compares hosts byte for byte).
+    static func holds(_ node: TreeNode) -> Bool {
+        !node.leaves.isEmpty && node.leaves.allSatisfy(\.route.plainOrigin)
+    }
+
     static func update(_ previous: StaticPaths, tree: RouteTree, changed: Set<[UInt8]>) -> StaticPaths {
         let count = max(1, LiteralBuckets.bucketCount(for: tree.staticNodes.count) / 2)
         let fold = tree.caseInsensitive
@@ -234,7 +240,7 @@ struct StaticPaths: @unchecked Sendable {
             for (b, keys) in touched {
                 var items = buckets[b].items.filter { !keys.contains($0.key) }
                 for key in keys {
-                    if let node = tree.staticNodes[key], !node.leaves.isEmpty { items.append((key, node.leaves)) }
+                    if let node = tree.staticNodes[key], StaticPaths.holds(node) { items.append((key, node.leaves)) }
                 }
                 buckets[b] = StaticBucket(items, fold: fold)
             }
@@ -242,7 +248,7 @@ struct StaticPaths: @unchecked Sendable {
                                caseInsensitive: tree.caseInsensitive)
         }
         var grouped = [[(key: [UInt8], leaves: [Leaf])]](repeating: [], count: count)
-        for (key, node) in tree.staticNodes where !node.leaves.isEmpty {
+        for (key, node) in tree.staticNodes where StaticPaths.holds(node) {
             grouped[LiteralBuckets.bucket(pathHash(key, fold: fold), count: count)].append((key, node.leaves))
         }
         return StaticPaths(buckets: grouped.map { StaticBucket($0, fold: fold) },

@@ -66,7 +66,7 @@ struct PatternParser {
                 throw fail("space in pattern path (write it as %20)", extra)
             }
         }
-        let (scheme, host) = try parseSchemeAndHost()
+        let (scheme, host, port) = try parseSchemeAndHost()
         if pos < bytes.count, bytes[pos] == slash { pos += 1 }   // the leading slash is optional
         pathStart = pos
         var items: [Item] = []
@@ -75,20 +75,22 @@ struct PatternParser {
         for variant in variants where variant.count > maximumPatternSegments {
             throw InterlockError(.limit, "pattern has more than \(maximumPatternSegments) segments", offset: 0)
         }
-        return RoutePattern(source: source, method: method, scheme: scheme, host: host,
+        return RoutePattern(source: source, method: method, scheme: scheme, host: host, port: port,
                             variants: variants, parameterNames: trimmed(names), strictSlash: strictSlash)
     }
 
-    private mutating func parseSchemeAndHost() throws(InterlockError) -> (String?, String?) {
+    /// The scheme, the host (`*.` first for a wildcard of whole labels) and the port, if the
+    /// pattern names them.
+    private mutating func parseSchemeAndHost() throws(InterlockError) -> (String?, String?, Int?) {
         let start = pos
-        guard start < bytes.count, isAlpha(bytes[start]) else { return (nil, nil) }
+        guard start < bytes.count, isAlpha(bytes[start]) else { return (nil, nil, nil) }
         var j = start + 1
         while j < bytes.count, isAlpha(bytes[j]) || isDigit(bytes[j]) || bytes[j] == 0x2B || bytes[j] == 0x2D || bytes[j] == 0x2E {
             j += 1
         }
         // "scheme://" only: "name:..." without "//" is a path whose first segment has a ':'.
         guard j + 2 < bytes.count, bytes[j] == 0x3A, bytes[j + 1] == slash, bytes[j + 2] == slash else {
-            return (nil, nil)
+            return (nil, nil, nil)
         }
         guard j - start <= maximumOriginLength else {
             throw InterlockError(.limit, "scheme is longer than \(maximumOriginLength) bytes", offset: start)
@@ -96,7 +98,7 @@ struct PatternParser {
         let scheme = bytes[start..<j].map(lowercased)
         pos = j + 3
         let hasHost = scheme.withUnsafeBytes { schemeHasHost($0, 0..<scheme.count) }
-        guard hasHost else { return (scheme.string, nil) }
+        guard hasHost else { return (scheme.string, nil, nil) }
         let hostStart = pos
         while pos < bytes.count, bytes[pos] != slash, bytes[pos] != 0x28 { pos += 1 }
         guard pos > hostStart else { throw fail("pattern has '\(scheme.string)://' but no host", hostStart) }
@@ -104,7 +106,7 @@ struct PatternParser {
             throw InterlockError(.limit, "host is longer than \(maximumOriginLength) bytes", offset: hostStart)
         }
         // An IP literal ("[::1]") is the whole host, as a URI can give it; brackets go nowhere else.
-        var nameStart = hostStart
+        var nameEnd = pos
         if bytes[hostStart] == 0x5B {
             guard let close = bytes[hostStart..<pos].firstIndex(of: 0x5D) else {
                 throw fail("unterminated IP literal in host", hostStart)
@@ -113,15 +115,38 @@ struct PatternParser {
                 throw fail("invalid character in IP literal", i)
             }
             guard close > hostStart + 1 else { throw fail("empty IP literal in host", hostStart) }
-            nameStart = close + 1
+            nameEnd = close + 1
+            if nameEnd < pos, bytes[nameEnd] != 0x3A { throw fail("an IP literal is the whole host", nameEnd) }
+        } else {
+            nameEnd = bytes[hostStart..<pos].firstIndex(of: 0x3A) ?? pos
+            // Labels: "*" only as a whole first label (a wildcard of one or more labels), none empty.
+            var labelStart = hostStart
+            for i in hostStart...nameEnd {
+                if i < nameEnd && bytes[i] != 0x2E {
+                    let c = bytes[i]
+                    if c == 0x2A {
+                        guard i == hostStart, i + 1 < nameEnd, bytes[i + 1] == 0x2E else {
+                            throw fail("'*' in a host must be a whole first label ('*.example.com')", i)
+                        }
+                    } else if !isUnreserved(c) {
+                        throw fail("invalid character in host", i)
+                    }
+                    continue
+                }
+                if i == labelStart { throw fail("empty label in host", i) }
+                labelStart = i + 1
+            }
         }
-        for i in nameStart..<pos {
-            let c = bytes[i]
-            if c == 0x3A { throw fail("ports are not matched: leave the port out of the pattern's host", i) }
-            guard isUnreserved(c) else { throw fail("invalid character in host", i) }
-            if nameStart > hostStart { throw fail("an IP literal is the whole host", i) }
+        var port: Int? = nil
+        if nameEnd < pos {      // ":" then the port
+            let digits = bytes[(nameEnd + 1)..<pos]
+            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy(isDigit),
+                  let value = Int(Array(digits).string), (1...65535).contains(value) else {
+                throw fail("port must be a number from 1 to 65535", nameEnd + 1)
+            }
+            port = value
         }
-        return (scheme.string, bytes[hostStart..<pos].map(lowercased).string)
+        return (scheme.string, bytes[hostStart..<nameEnd].map(lowercased).string, port)
     }
 
     /// Parses items up to `closing` (the offset of the "(" it closes) or the end.

@@ -52,8 +52,12 @@ public struct RoutePattern: Sendable, Equatable {
     public let method: String?
     /// The scheme the route accepts (lower case), or nil for any scheme.
     public let scheme: String?
-    /// The host the route accepts (lower case), or nil for any host.
+    /// The host the route accepts (lower case), or nil for any host; `*.` first for a wildcard of
+    /// one or more whole labels (`*.example.com` accepts `api.example.com`, not `example.com`).
     public let host: String?
+    /// The port the route accepts (the URI's, or its scheme's default when it gives none), or nil
+    /// for any port.
+    public let port: Int?
     /// Every parameter name, in the order written.
     public let parameterNames: [String]
     /// The path shapes, when kept; a registered route keeps none (the route tree holds its
@@ -61,14 +65,14 @@ public struct RoutePattern: Sendable, Equatable {
     private let storedVariants: [[PatternSegment]]?
     private let strictSlash: Bool
 
-    init(source: String, method: String?, scheme: String?, host: String?, variants: [[PatternSegment]],
+    init(source: String, method: String?, scheme: String?, host: String?, port: Int?, variants: [[PatternSegment]],
          parameterNames: [String], strictSlash: Bool) {
-        self.source = source; self.method = method; self.scheme = scheme; self.host = host
+        self.source = source; self.method = method; self.scheme = scheme; self.host = host; self.port = port
         self.storedVariants = variants; self.parameterNames = parameterNames; self.strictSlash = strictSlash
     }
 
     private init(slimming p: RoutePattern, parameterNames: [String]) {
-        source = p.source; method = p.method; scheme = p.scheme; host = p.host
+        source = p.source; method = p.method; scheme = p.scheme; host = p.host; port = p.port
         self.parameterNames = parameterNames; storedVariants = nil; strictSlash = p.strictSlash
     }
 
@@ -82,7 +86,10 @@ public struct RoutePattern: Sendable, Equatable {
     /// The same pattern without its variants kept, and with `parameterNames` (an equal, shared array).
     func slimmed(parameterNames: [String]) -> RoutePattern { RoutePattern(slimming: self, parameterNames: parameterNames) }
 
-    /// Whether two patterns are the same: same source, method, scheme, host, parameter names and
+    /// Whether the host is a wildcard (`*.example.com`).
+    public var hostIsWildcard: Bool { host?.hasPrefix("*.") == true }
+
+    /// Whether two patterns are the same: same source, method, scheme, host, port, parameter names and
     /// path shapes (whether or not either keeps its variants).
     ///
     /// - Parameters:
@@ -90,7 +97,7 @@ public struct RoutePattern: Sendable, Equatable {
     ///   - b: Another pattern.
     /// - Returns: true if they are equal.
     public static func == (a: RoutePattern, b: RoutePattern) -> Bool {
-        a.source == b.source && a.method == b.method && a.scheme == b.scheme && a.host == b.host
+        a.source == b.source && a.method == b.method && a.scheme == b.scheme && a.host == b.host && a.port == b.port
             && a.parameterNames == b.parameterNames && a.variants == b.variants
     }
 }

@@ -41,6 +41,18 @@ public final class Route: @unchecked Sendable {
 
     /// Whether the route names a scheme or host (it wins a full tie against one that does not).
     var hasSchemeOrHost: Bool { pattern.scheme != nil || pattern.host != nil }
+
+    /// How specific the route's origin is, for the tie rule (greater first): an exact host, then a
+    /// wildcard host (longer suffix first), then a scheme alone, then none; then a port.
+    var originRank: Int {
+        let port = pattern.port == nil ? 0 : 1
+        guard let host = pattern.host else { return (pattern.scheme == nil ? 0 : 2) + port }
+        return pattern.hostIsWildcard ? 4 + 2 * host.utf8.count + port : 4 + 2 * (maximumOriginLength + 1) + port
+    }
+
+    /// Whether the all-literal table can hold the route: its host is exact and it names no port
+    /// (those the tree's regexes check).
+    var plainOrigin: Bool { !pattern.hostIsWildcard && pattern.port == nil }
 }
 
 /// A NUL-terminated copy of a string, freed with the object (shared where many routes need the same).

@@ -96,12 +96,30 @@ enum URLBuilder {
         let text = path.string
         let uri: String
         switch (p.scheme, p.host) {
-        case (let scheme?, let host?): uri = "\(scheme)://\(host)\(text.isEmpty ? "/" : text)"
+        case (let scheme?, var host?):
+            if p.hostIsWildcard { host = try wildcardHost(host, parameters["host"], label: label) }
+            uri = "\(scheme)://\(host)\(p.port.map { ":\($0)" } ?? "")\(text.isEmpty ? "/" : text)"
         case (let scheme?, nil): uri = "\(scheme)://\(text.isEmpty ? "" : String(text.dropFirst()))"
         default: uri = text.isEmpty ? "/" : text
         }
         let mixed = variant.contains { if case .mixed = $0 { true } else { false } }
         return (uri, variant.flatMap(\.parameterNames), variants.count > 1 || mixed)
+    }
+
+    /// The host a URI of a route with a wildcard host (`*.example.com`) is built with: `given`
+    /// (the parameter "host"), which must be one or more labels and the suffix.
+    private static func wildcardHost(_ pattern: String, _ given: String?, label: String) throws(InterlockError) -> String {
+        let suffix = pattern.dropFirst(1)       // ".example.com"
+        guard let given else {
+            throw InterlockError(.invalidArgument, "route '\(label)' has the wildcard host '\(pattern)': give the host as the parameter 'host'")
+        }
+        let host = String(decoding: given.utf8.map(lowercased), as: UTF8.self)
+        let labels = host.dropLast(suffix.count)
+        guard host.hasSuffix(suffix), !labels.isEmpty, !labels.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty),
+              host.utf8.allSatisfy({ isUnreserved($0) }) else {
+            throw InterlockError(.invalidArgument, "host '\(given)' is not one or more labels and '\(suffix)' (route '\(label)')")
+        }
+        return host
     }
 
     /// The value of parameter `name`, encoded, checked against its constraint.

@@ -410,6 +410,37 @@ int ilk_router_set_route_data(ilk_router *router, uint32_t route_id, void *data,
  */
 int ilk_router_compile(ilk_router *router);
 
+/**
+ * Adds every route of a route file (README.md, "Route files": one route a line,
+ * "[METHOD ]pattern" then name=... and key=value pairs, # comments), `length` bytes of UTF-8 at
+ * `text` (not necessarily NUL-terminated). All or nothing: a file with a bad line adds no route and
+ * gives no id away. A route's key=value pairs are its data (read them with
+ * ilk_router_route_value); it has no destination until one is set (ilk_router_set_destination,
+ * with the id ilk_router_route_id gives for its name). *count (may be NULL) receives the number of
+ * routes added, 0 on failure. Returns ILK_OK; ILK_EPATTERN for a malformed line or pattern, a NUL
+ * byte or bytes that are not UTF-8, ILK_ECONFLICT for a route or name that another has (in the
+ * router or on an earlier line, which the message names), ILK_ELIMIT past the limits: ilk_errmsg
+ * begins "line L, column C:" and ilk_erroffset gives the byte offset in `text`; ILK_EINVAL for a
+ * NULL router, or a NULL text with a length.
+ */
+int ilk_router_load(ilk_router *router, const char *text, size_t length, size_t *count);
+
+/**
+ * Sets (or replaces) the destination of route `route_id`; `userdata` is passed to it and released
+ * with `free_fn` (may be NULL) when the destination is replaced, the route removed or the router
+ * freed, never while a resolve runs it. Returns ILK_OK; ILK_ENOROUTE for an unknown or removed id
+ * (the userdata then stays the caller's); ILK_EINVAL for a NULL router or destination.
+ */
+int ilk_router_set_destination(ilk_router *router, uint32_t route_id, ilk_destination_fn destination,
+                               void *userdata, ilk_free_fn free_fn);
+
+/**
+ * The value of `key` in the data of route `route_id` when that data came from a route file (its
+ * key=value pairs), or NULL (no such key, other data, an unknown id, a NULL argument). Valid
+ * until the route's data is set again or the route is removed or the router freed.
+ */
+const char *ilk_router_route_value(const ilk_router *router, uint32_t route_id, const char *key);
+
 /** @} */
 
 /* ---------------------------------------------------------------------------------------------

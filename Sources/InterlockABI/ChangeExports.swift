@@ -2,7 +2,8 @@ import CInterlock
 import Interlock
 
 // Changing a router's table from C: removing and replacing routes, finding a route's id by its
-// name or the next one in id order, the host's data on a route, and compiling ahead of lookups.
+// name or the next one in id order, the host's data on a route, compiling ahead of lookups,
+// loading a route file and binding destinations to its routes.
 
 @_cdecl("ilk_router_remove_route")
 public func ilk_router_remove_route(_ router: OpaquePointer?, _ routeID: UInt32) -> Int32 {
@@ -87,4 +88,51 @@ public func ilk_router_compile(_ router: OpaquePointer?) -> Int32 {
         try r.router.compile()
         return ILK_OK
     }
+}
+
+@_cdecl("ilk_router_load")
+public func ilk_router_load(
+    _ router: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ given: UInt, _ count: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    count?.pointee = 0
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let length = size(given) else { return tooLarge("length", given) }
+    guard text != nil || length == 0 else { return invalid("text is NULL but length is \(length)") }
+    return checked { () throws(InterlockError) in
+        let file = try RouteFile.text(UnsafeRawBufferPointer(start: text, count: length))
+        let added = try r.router.load(file)      // not on the right of `count?.pointee =`: skipped for NULL
+        count?.pointee = added.count
+        return ILK_OK
+    }
+}
+
+@_cdecl("ilk_router_set_destination")
+public func ilk_router_set_destination(
+    _ router: OpaquePointer?, _ routeID: UInt32, _ destination: ilk_destination_fn?, _ userdata: UnsafeMutableRawPointer?,
+    _ freeFn: ilk_free_fn?
+) -> Int32 {
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let destination else { return invalid("destination is NULL") }
+    // Owned only once nothing can fail: on failure the userdata stays the caller's.
+    let owner = freeFn.map { Userdata(userdata, free: $0) }
+    do {
+        try r.router.setDestination(CCallback(function: destination, userdata: userdata, owner: owner).destination, for: routeID)
+    } catch {
+        owner?.abandon()
+        return fail(error)
+    }
+    // The userdata replaced is freed once no resolve runs its destination (which holds it).
+    let replaced = r.owned.withLock { owned -> Userdata? in
+        let old = owned[routeID]?.destination
+        owned[routeID, default: RouteOwned()].destination = owner
+        return old
+    }
+    _ = replaced
+    return ILK_OK
+}
+
+@_cdecl("ilk_router_route_value")
+public func ilk_router_route_value(_ router: OpaquePointer?, _ routeID: UInt32, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let r = handle(router, as: RouterHandle.self), let key = lookupKey(key) else { return nil }
+    return r.router.dataCString(key, for: routeID).map { UnsafePointer($0) }
 }

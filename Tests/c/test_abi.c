@@ -1038,6 +1038,62 @@ static void test_changing_routes(void) {
   CHECK_EQ_INT(frees[12] + frees[14] + frees[15], 3);      /* each once */
 }
 
+/* A route file loaded in one call: names, data as strings, destinations bound by name, all or
+ * nothing, errors placed by line and column. */
+static int file_destination(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)req;
+  return ilk_response_set_status(res, 200 + (int)(size_t)userdata);
+}
+static void test_route_files(void) {
+  static const char file[] = "# deep links\n"
+                             "GET /users/:id   name=user owner=accounts\n"
+                             "myapp://settings name=settings\n"
+                             "\n";
+  ilk_router *r;
+  ilk_result *res;
+  size_t count = 99;
+  uint32_t id = 0;
+  memset(frees, 0, sizeof frees);
+  ilk_router_new(&r, 0);
+  CHECK_EQ_INT(ilk_router_load(r, file, strlen(file), &count), ILK_OK);
+  CHECK_EQ_INT(count, 2);
+  CHECK_EQ_INT(ilk_router_route_id(r, "user", &id), ILK_OK);
+  CHECK_EQ_STR(ilk_router_route_value(r, id, "owner"), "accounts");
+  CHECK(ilk_router_route_value(r, id, "missing") == NULL);
+  CHECK(ilk_router_route_value(r, 77, "owner") == NULL);
+  CHECK_EQ_INT(ilk_router_set_destination(r, id, file_destination, (void *)1, count_free), ILK_OK);
+  CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/users/7", 8, &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_response_status(res), 201);
+  ilk_result_free(res);
+  CHECK_EQ_INT(ilk_router_set_destination(r, id, file_destination, (void *)2, count_free), ILK_OK);
+  CHECK_EQ_INT(frees[1], 1);                                 /* the replaced userdata */
+  CHECK_EQ_INT(ilk_router_set_destination(r, 55, file_destination, (void *)3, count_free), ILK_ENOROUTE);
+  CHECK_EQ_INT(frees[3], 0);
+  /* a bad line: nothing added, the line and column named, the offset in the text */
+  {
+    static const char bad[] = "/ok\n/also//bad name=x\n";
+    CHECK_EQ_INT(ilk_router_load(r, bad, strlen(bad), &count), ILK_EPATTERN);
+    CHECK_EQ_INT(count, 0);
+    CHECK(strncmp(ilk_errmsg(), "line 2, column 7: empty segment", 31) == 0);
+    CHECK_EQ_INT(ilk_erroffset(), 10);
+    CHECK_EQ_INT(ilk_router_route_count(r), 2);
+    static const char binary[] = "/a\n/b\xff\n";
+    CHECK_EQ_INT(ilk_router_load(r, binary, strlen(binary), &count), ILK_EPATTERN);
+    CHECK(strstr(ilk_errmsg(), "line 2, column 3: bytes that are not UTF-8") != NULL);
+    static const char dup[] = "/n1 name=user\n";
+    CHECK_EQ_INT(ilk_router_load(r, dup, strlen(dup), NULL), ILK_ECONFLICT);    /* with no count too */
+  }
+  CHECK_EQ_INT(ilk_router_load(NULL, file, 1, &count), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_load(r, NULL, 3, &count), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_load(r, NULL, 0, &count), ILK_OK);
+  CHECK_EQ_INT(ilk_router_set_destination(NULL, id, file_destination, NULL, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_router_set_destination(r, id, NULL, NULL, NULL), ILK_EINVAL);
+  CHECK(ilk_router_route_value(NULL, id, "owner") == NULL);
+  CHECK(ilk_router_route_value(r, id, NULL) == NULL);
+  ilk_router_free(r);
+  CHECK_EQ_INT(frees[2], 1);
+}
+
 int main(void) {
   test_result_copy();
   test_resolve_methods();
@@ -1051,5 +1107,6 @@ int main(void) {
   test_resolve();
   test_replacing_a_running_callback();
   test_changing_routes();
+  test_route_files();
   return check_summary("test_abi");
 }

@@ -60,13 +60,6 @@ final class RouteParts: Sendable {
     }
 }
 
-/// The host's value for a route, boxed: a request and a route's parts hold it by one reference
-/// (held as an existential, it made every request's copy and release go through generic code).
-final class RouteData: Sendable {
-    let value: any Sendable
-    init(_ value: any Sendable) { self.value = value }
-}
-
 /// The global part of the pipeline as one resolve sees it: taken once per resolve, so that a
 /// filter added meanwhile changes later resolves only.
 final class GlobalPipeline: Sendable {

@@ -75,6 +75,12 @@ extension Router {
     /// - Returns: The value, or nil if none was set or no route has `id`.
     public func data(for id: RouteID) -> (any Sendable)? { parts(of: id).data?.value }
 
+    /// The value of `key` in route `id`'s data, when it is a route file's (a `[String: String]`),
+    /// as a C string valid until the data is set again or the route removed (for the C door).
+    package func dataCString(_ key: String, for id: RouteID) -> UnsafeMutablePointer<CChar>? {
+        parts(of: id).data?.cString(key)
+    }
+
     /// Compiles what changed since the last lookup now, so that the next lookup does not: a
     /// server calls it after loading its table, before its first request. Waits for a compile
     /// another thread is making.
@@ -93,6 +99,39 @@ extension Router {
 }
 
 extension Router.State {
+    /// Adds a route for `parsed` (the caller publishes the change: it bumps the generation).
+    /// - Throws: `.conflict` for a name already used or a route of the same shape, `.limit` once
+    ///   every id was given.
+    mutating func add(_ parsed: RoutePattern, name: String?, data: RouteData? = nil) throws(InterlockError) -> Route {
+        if let name, let other = routesByName[name] {
+            throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)'")
+        }
+        guard routes.count < maximumRoutes else {
+            throw InterlockError(.limit, "router already gave out \(maximumRoutes) route ids")
+        }
+        // The route keeps its pattern without the parsed variants: the tree holds the segments.
+        let route = route(RouteID(routes.count + 1), parsed, name: name)
+        try checkConflict(route, parsed)
+        tree.insert(route, variants: parsed.variants)
+        routes.append(route)
+        liveCount += 1
+        pipeline.routes.append(data.map { RouteParts(data: $0) } ?? .empty)
+        if let name { routesByName[name] = route }
+        return route
+    }
+
+    /// Takes back the routes `add` just added, newest first, before anyone saw them (the
+    /// generation was not bumped): their ids will be given again.
+    mutating func undoAdding(_ added: [(Route, RoutePattern)]) {
+        for (route, parsed) in added.reversed() {
+            tree.remove(route, variants: parsed.variants)
+            routes.removeLast()
+            pipeline.routes.removeLast()
+            liveCount -= 1
+            if let name = route.name { routesByName[name] = nil }
+        }
+    }
+
     /// A route object for `parsed`, with the router's one copy of its names and method.
     mutating func route(_ id: RouteID, _ parsed: RoutePattern, name: String?) -> Route {
         let slim = parsed.slimmed(parameterNames: tree.shared(parsed.parameterNames))

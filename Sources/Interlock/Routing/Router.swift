@@ -110,20 +110,7 @@ public final class Router: @unchecked Sendable {
         let parsed = try PatternParser.parse(pattern, strictSlash: options.contains(.strictSlash))
         if let name, name.isEmpty { throw InterlockError(.invalidArgument, "route name is empty") }
         return try treeLock.withLock { (_: inout Void) throws(InterlockError) -> RouteID in try state.withLock { (s: inout State) throws(InterlockError) -> RouteID in
-            if let name, let other = s.routesByName[name] {
-                throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)'")
-            }
-            guard s.routes.count < maximumRoutes else {
-                throw InterlockError(.limit, "router already gave out \(maximumRoutes) route ids")
-            }
-            // The route keeps its pattern without the parsed variants: the tree holds the segments.
-            let route = s.route(RouteID(s.routes.count + 1), parsed, name: name)
-            try s.checkConflict(route, parsed)
-            s.tree.insert(route, variants: parsed.variants)
-            s.routes.append(route)
-            s.liveCount += 1
-            s.pipeline.routes.append(.empty)
-            if let name { s.routesByName[name] = route }
+            let route = try s.add(parsed, name: name)
             WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue)
             return route.id
         } }

@@ -118,7 +118,7 @@ extension RouteFile {
     /// - Returns: The text.
     /// - Throws: ``InterlockError`` with code ``ErrorCode/pattern``, "line L, column C:" and the
     ///   byte offset, for a NUL byte or bytes that are not UTF-8.
-    package static func text(_ bytes: UnsafeRawBufferPointer) throws(InterlockError) -> String {
+    public static func text(_ bytes: UnsafeRawBufferPointer) throws(InterlockError) -> String {
         var utf8 = UTF8Validator()
         var line = 1, lineStart = 0, sequenceStart = 0
         for i in 0..<bytes.count {

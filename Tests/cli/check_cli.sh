@@ -1,0 +1,63 @@
+#!/bin/sh
+# The `interlock` command as a user runs it: its output and exit status on good and bad route
+# files, URIs and logs. Usage: check_cli.sh PATH-TO-interlock
+set -u
+tool=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+failed=0 passed=0
+expect() {   # expect NAME STATUS WANT-IN-OUTPUT COMMAND...
+  name=$1 want_status=$2 want=$3
+  shift 3
+  out=$("$@" 2>&1); status=$?
+  if [ "$status" -ne "$want_status" ] || ! printf '%s' "$out" | grep -qF -- "$want"; then
+    echo "cli: $name: exit $status (want $want_status), output:"; printf '%s\n' "$out" | sed 's/^/  /'
+    echo "  wanted: $want"
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+
+cat > "$dir/good.routes" <<'ROUTES'
+# deep links and the API
+GET /users/:id          name=user   owner=accounts
+POST /users             name=create
+myapp://settings        name=settings
+/files/:name.json
+https://*.example.com:8443/u/:id   name=tenant
+ROUTES
+cat > "$dir/bad.routes" <<'ROUTES'
+GET /users/:id   name=user
+/bad//segment
+GET /users/:other
+GET /users/:id(.+)
+ROUTES
+printf '10.0.0.1 - - [25/Nov/2026:10:00:00 +0000] "GET /users/7 HTTP/1.1" 200 12 "-" "curl"\n/files/a.json\n/files/b.json\n/nowhere\n/nowhere\n/a%%zz\n' > "$dir/access.log"
+printf '/users/1\n\377\376\n' > "$dir/binary.log"
+
+expect "check good" 0 "5 routes, no problems" "$tool" check "$dir/good.routes"
+expect "check bad: a malformed line" 1 "bad.routes:2:6: empty segment" "$tool" check "$dir/bad.routes"
+expect "check bad: a conflict names both lines" 1 "bad.routes:3:5: 'GET /users/:other' conflicts with 'GET /users/:id' (line 1)" "$tool" check "$dir/bad.routes"
+expect "check bad: a route that never wins" 1 "bad.routes:1:1: 'GET /users/:id' never wins '/users/x': line 4" "$tool" check "$dir/bad.routes"
+expect "check bad: the summary" 1 "2 routes, 3 problems" "$tool" check "$dir/bad.routes"
+expect "check: a missing file" 2 "cannot read $dir/none.routes" "$tool" check "$dir/none.routes"
+expect "match: a route" 0 '{"uri":"/users/7","route":1,"name":"user","pattern":"GET /users/:id","params":{"id":"7"}}' "$tool" match "$dir/good.routes" -X GET /users/7
+expect "match: a method not allowed" 0 '"status":"method not allowed","allowed":["GET"]' "$tool" match "$dir/good.routes" -X PUT /users/7
+expect "match: a malformed URI" 0 '{"uri":"/a%zz","error":"bad percent-escape in path","offset":2}' "$tool" match "$dir/good.routes" /a%zz
+expect "match: standard input" 0 '"name":"settings"' sh -c "printf 'myapp://settings\n' | '$tool' match '$dir/good.routes'"
+expect "match: a bad route file" 1 "bad.routes:2:6: empty segment" "$tool" match "$dir/bad.routes" /x
+expect "url" 0 "https://api.example.com:8443/u/9" "$tool" url "$dir/good.routes" tenant host=api.example.com id=9
+expect "url: a missing parameter" 1 "missing parameter 'id'" "$tool" url "$dir/good.routes" user
+expect "url: an unknown name" 1 "no route is named 'nope'" "$tool" url "$dir/good.routes" nope
+expect "count: routes by frequency" 0 "         2  /files/:name.json" "$tool" count "$dir/good.routes" "$dir/access.log"
+expect "count: the access log's request field" 0 "         1  GET /users/:id  (user)" "$tool" count "$dir/good.routes" "$dir/access.log"
+expect "count: unmatched by frequency" 0 "         2  /nowhere" "$tool" count "$dir/good.routes" "$dir/access.log"
+expect "count: malformed with its line" 0 "bad percent-escape in path (first on line 6)" "$tool" count "$dir/good.routes" "$dir/access.log"
+expect "count: binary lines" 0 "line is not UTF-8 (first on line 2)" "$tool" count "$dir/good.routes" "$dir/binary.log"
+expect "count --json" 0 '"unmatched":[{"request":"/nowhere","count":2}]' "$tool" count --json "$dir/good.routes" "$dir/access.log"
+expect "count: a missing log" 2 "cannot read $dir/none.log" "$tool" count "$dir/good.routes" "$dir/none.log"
+expect "help" 0 "check" "$tool" --help
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

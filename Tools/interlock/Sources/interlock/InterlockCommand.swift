@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import Interlock
+
+/// `interlock`: route files checked, URIs matched, URLs built and logs counted, from the shell.
+@main
+struct InterlockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "interlock",
+        abstract: "Check route files, match URIs, build URLs and count a log's requests by route.",
+        discussion: "Exit status: 0 when all is well, 1 when the routes or URIs have problems, 2 when a file cannot be read.",
+        subcommands: [Check.self, Match.self, URL.self, Count.self]
+    )
+}
+
+/// The options every subcommand that reads a route file takes.
+struct RouteFileOptions: ParsableArguments {
+    @Argument(help: "The route file: one route a line, [METHOD ]pattern, then name=... and key=value pairs.")
+    var routes: String
+
+    @Flag(name: .long, help: "Compare literal segments ASCII case-insensitively.")
+    var caseInsensitive = false
+
+    @Flag(name: .long, help: "Make a trailing slash significant.")
+    var strictSlash = false
+
+    var options: RouterOptions {
+        var o: RouterOptions = []
+        if caseInsensitive { o.insert(.caseInsensitive) }
+        if strictSlash { o.insert(.strictSlash) }
+        return o
+    }
+
+    /// The router with the file's routes, or the file's first problem printed as file:line:column
+    /// (exit 1), or a file that cannot be read (exit 2).
+    func router() throws -> (Router, [RouteID]) {
+        let text = try readFile(routes)
+        let router = Router(options: options)
+        do {
+            return (router, try router.load(text))
+        } catch {
+            printError(located(routes, error.message))
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// The file's text, or one message and exit status 2.
+func readFile(_ path: String) throws -> String {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        printError("interlock: cannot read \(path)")
+        throw ExitCode(2)
+    }
+    let text: Result<String, InterlockError> = data.withUnsafeBytes { bytes in Result { () throws(InterlockError) in try RouteFile.text(bytes) } }
+    switch text {
+    case .success(let text): return text
+    case .failure(let error):
+        printError(located(path, error.message))
+        throw ExitCode(1)
+    }
+}
+
+/// "line L, column C: problem" as compilers write it: "FILE:L:C: problem".
+func located(_ path: String, _ message: String) -> String {
+    guard message.hasPrefix("line "), let comma = message.firstIndex(of: ","),
+          let colon = message.firstIndex(of: ":") else { return "\(path): \(message)" }
+    let line = message[message.index(message.startIndex, offsetBy: 5)..<comma]
+    let column = message[message.index(comma, offsetBy: 9)..<colon]     // ", column "
+    return "\(path):\(line):\(column):\(message[message.index(after: colon)...])"
+}
+
+/// Writes a line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// A string as a JSON string literal.
+func json(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+        }
+    }
+    return out + "\""
+}

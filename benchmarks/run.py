@@ -2,7 +2,13 @@
 one run, checks their answers, and reports medians, spreads, lookups per second and ratios to
 Interlock (terminal table, benchmarks/results/latest.json, benchmarks/results/latest.svg, and the
 table in benchmarks/README.md). `--smoke` runs every harness briefly on the GitHub table and fails
-if one is missing or answers wrong (make test runs it); timings are never asserted."""
+if one is missing or answers wrong (make test runs it); timings are never asserted.
+
+Every door does the same work for every request: the lookup under the request's method, the
+route's id, and every parameter's name and value. Each harness reports what one timed pass added
+up (the route ids it answered, the lengths of the names and values it read); `check_sums` holds
+them to the table's (tables.expected_sums), so a harness that skipped the method check or the
+parameters would be caught, in the smoke run as in the timed one."""
 
 from __future__ import annotations
 
@@ -25,6 +31,9 @@ RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
 import tables  # noqa: E402
 
+# The 100,000-route tables, each timed batch by batch against the GitHub table in one process.
+SCALE_TABLES = ("rest-100k", "deeplinks-100k")
+
 PEERS_FOR = {  # which Interlock door each peer is compared with
     "r3 (C)": "C ilk_router_match",
     "httprouter (Go)": "C ilk_router_match",
@@ -32,6 +41,10 @@ PEERS_FOR = {  # which Interlock door each peer is compared with
     "falcon CompiledRouter (Python)": "Python interlock match",
     "werkzeug (Python)": "Python interlock match",
 }
+
+
+# The doors the C harness runs untimed for benchmarks/instructions.py (ILK_BENCH_DOOR).
+COUNTED_DOORS = ("match", "match-bare", "batch", "batch-bare", "resolve", "bare-resolve")
 
 
 def sh(cmd: list[str], **kw) -> subprocess.CompletedProcess:
@@ -134,6 +147,29 @@ def pool(r: dict, by: dict[str, dict], out: list[dict]) -> None:
         kept["wrong"] = max(kept.get("wrong", 0), r["wrong"])
 
 
+def check_sums(results: list[dict]) -> list[dict]:
+    """Sets each timed record's "sums" to "ok" when its pass's route ids and parameter lengths are
+    the table's, else to what is wrong; returns the records that are wrong. On deeplinks, which
+    tables.py cannot sum, the doors are held to each other: the Python doors count characters
+    (len of a str), the others bytes, and the table's values hold one "é"."""
+    wrong = []
+    first: dict[tuple[str, bool], dict] = {}
+    for r in results:
+        if "ns" not in r:
+            continue
+        got = {k: r.get(k) for k in ("route_sum", "param_bytes")}
+        want = tables.expected_sums(r["table"])
+        if want is None:
+            python = r["door"].startswith("Python") or "(Python)" in r["door"]
+            want = first.setdefault((r["table"], python), got)
+        if "no parameters" in r["door"]:
+            want = dict(want, param_bytes=0)
+        r["sums"] = "ok" if got == want else f"WRONG: {got}, want {want}"
+        if got != want:
+            wrong.append(r)
+    return wrong
+
+
 def summarize(results: list[dict]) -> None:
     for r in results:
         if "ns" in r:
@@ -185,31 +221,49 @@ def targets(results: list[dict]) -> list[dict]:
         out.append({"target": name, "measured": value, "limit": limit, "met": met}
                    | ({"spread": spread} if spread else {}) | ({"control": control} if control else {}))
 
-    target("GitHub: C match time / httprouter time (<= 0.6)", ratio("github", "C ilk_router_match", "httprouter (Go)"), 0.6)
-    target("GitHub: C match time / r3 time (<= 0.4)", ratio("github", "C ilk_router_match", "r3 (C)"), 0.4)
-    target("Static: C match time / httprouter time (<= 0.5)", ratio("static", "C ilk_router_match", "httprouter (Go)"), 0.5)
+    # Issue 32's targets: every door finds the route, checks the method and reads every parameter.
+    target("GitHub: C match time / httprouter time (<= 0.5)", ratio("github", "C ilk_router_match", "httprouter (Go)"), 0.5)
+    target("GitHub: C match time / r3 time (<= 0.35)", ratio("github", "C ilk_router_match", "r3 (C)"), 0.35)
+    target("Static: C match time / httprouter time (<= 0.8)", ratio("static", "C ilk_router_match", "httprouter (Go)"), 0.8)
+    target("GitHub: Python match time / falcon time (<= 0.5)", ratio("github", "Python interlock match", "falcon CompiledRouter (Python)"), 0.5)
+    target("GitHub: Python match_many time per URI / falcon time (<= 0.1)", ratio("github", "Python interlock match_many", "falcon CompiledRouter (Python)"), 0.1)
+    for table in SCALE_TABLES:
+        # Timed batch by batch against the GitHub table in the same process ("C ilk_router_match (base)").
+        big = by.get((table, "C ilk_router_match"))
+        target(f"Scale, {table}: lookup time / GitHub C lookup time (<= 1.5)",
+               measured(big.get("ratios_to", {}).get("C ilk_router_match (base)")
+                        or paired(big, by.get(("github", "C ilk_router_match")))) if big else None, 1.5)
+        # From an empty router to the first lookup: adding the routes with their destinations, then
+        # compiling them (the compile alone hid adding taking 88 s).
+        target(f"Scale, {table}: add and compile 100k routes (ms, < 1000)",
+               big and round(big.get("add_ms", 0) + big.get("compile_ms", 0), 2), 1000)
+        target(f"Scale, {table}: memory per route (bytes, < 1024)", big and big.get("rss_bytes_per_route"), 1024)
+    target("GitHub: C resolve (filter + 2 interceptors) / C match (<= 5)",
+           ratio("github", "C ilk_router_resolve (filter + 2 interceptors)", "C ilk_router_match"), 5)
+    # The project's earlier targets, still measured.
     rk = ratio("github", "RoutingKit TrieRouter (Swift)", "Swift Interlock Matcher")
     target("GitHub: RoutingKit time / Swift Interlock time (>= 20)", rk, 20, lower_is_better=False)
-    target("GitHub: Python match time / falcon time (<= 0.6)", ratio("github", "Python interlock match", "falcon CompiledRouter (Python)"), 0.6)
-    target("GitHub: Python match_many time per URI / falcon time (<= 0.1)", ratio("github", "Python interlock match_many", "falcon CompiledRouter (Python)"), 0.1)
-    # Timed batch by batch against the GitHub table in the rest-100k run ("C ilk_router_match (base)").
-    large = by.get(("rest-100k", "C ilk_router_match"))
-    target("Scale: rest-100k / GitHub C lookup time (<= 1.5)",
-           measured(large.get("ratios_to", {}).get("C ilk_router_match (base)")
-                    or paired(large, by.get(("github", "C ilk_router_match")))) if large else None, 1.5)
-    big = by.get(("rest-100k", "C ilk_router_match"))
-    # From an empty router to the first lookup: adding the routes with their destinations, then
-    # compiling them (the compile alone hid adding taking 88 s).
-    target("Scale: add and compile 100k routes (ms, < 1000)",
-           big and round(big.get("add_ms", 0) + big.get("compile_ms", 0), 2), 1000)
-    target("Scale: memory per route at 100k (bytes, < 1024)", big and big.get("rss_bytes_per_route"), 1024)
-    target("GitHub: C resolve (filter + 2 interceptors) / C match (<= 4)",
-           ratio("github", "C ilk_router_resolve (filter + 2 interceptors)", "C ilk_router_match"), 4)
     th = next((r for r in results if r.get("door") == "C ilk_router_match threads"), None)
     ratios = sorted(m / o for o, m in zip(th["one_thread_per_s"], th["all_threads_per_s"])) if th else []
     control = sorted(m / o for o, m in zip(th.get("control_one_thread_per_s", []), th.get("control_all_threads_per_s", []))) if th else []
     target("Two threads / one thread, lookups per second (>= 1.9)", measured(ratios), 1.9, lower_is_better=False,
            control=round(statistics.median(control), 2) if control else None)
+    return out
+
+
+def other_ratios(results: list[dict]) -> list[dict]:
+    """Side-by-side ratios that have no target but say what a figure is made of."""
+    by = {(r["table"], r["door"]): r for r in results if "median_ns" in r}
+    out = []
+    for name, table, a, b in [
+            ("GitHub: C match reading every parameter / C match reading the route id only", "github",
+             "C ilk_router_match", "C ilk_router_match (route id only, no parameters)"),
+            ("GitHub: Swift Interlock Matcher / C ilk_router_match (rounds)", "github",
+             "Swift Interlock Matcher", "C ilk_router_match")]:
+        ratios = sorted(paired(by.get((table, a)), by.get((table, b))))
+        if ratios:
+            out.append({"ratio": name, "measured": round(statistics.median(ratios), 3),
+                        "spread": (round(ratios[0], 3), round(ratios[-1], 3))})
     return out
 
 
@@ -220,11 +274,13 @@ def machine() -> dict:
 
 
 def table_text(results: list[dict]) -> str:
-    rows = ["| table | door | median ns/lookup | spread | lookups/s | Interlock time ÷ peer time | checked |",
+    rows = ["| table | door | median ns/lookup | spread | lookups/s | Interlock time ÷ peer time | answers checked; a pass's sums |",
             "| --- | --- | ---: | --- | ---: | ---: | --- |"]
     for r in results:
         if "median_ns" in r:
             check = "" if "checked" not in r else f"{r['checked']} ok" if not r.get("wrong") else f"{r['wrong']} WRONG of {r['checked']}"
+            sums = r.get("sums", "not reported")
+            check = f"{check}; sums {sums}" if check else f"sums {sums}"
             ratio = r.get("ratio_interlock_to_peer", "")
             rows.append(f"| {r['table']} | {r['door']} | {r['median_ns']:.0f} | {r['spread_ns'][0]:.0f}–{r['spread_ns'][1]:.0f} | "
                         f"{r['lookups_per_s']:,} | {ratio} | {check} |")
@@ -268,8 +324,10 @@ def update_readme(text: str, info: dict) -> None:
     body = readme.read_text()
     if start not in body:
         return
+    load = info.get("load_average_1min")
+    busy = f" One-minute load average over the run: {min(load)}–{max(load)} on {info['cores']} cores." if load else ""
     block = (f"{start}\nMeasured by `make bench` on {info['date']}: {info['cpu']}, {info['cores']} cores, "
-             f"{info['system']}.\n\n{text}\n\n![benchmark chart](results/latest.svg)\n{end}")
+             f"{info['system']}.{busy}\n\n{text}\n\n![benchmark chart](results/latest.svg)\n{end}")
     head, rest = body.split(start, 1)
     readme.write_text(head + block + rest.split(end, 1)[1])
 
@@ -278,8 +336,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true", help="every harness briefly on the GitHub table")
     parser.add_argument("--seconds", type=float, default=0.2, help="length of one timed batch")
-    parser.add_argument("--tables", nargs="*", default=["github", "static", "deeplinks", "rest-1k", "rest-10k", "rest-100k"])
-    parser.add_argument("--rounds", type=int, default=3,
+    parser.add_argument("--tables", nargs="*", default=["github", "static", "deeplinks", "rest-1k", "rest-10k", "rest-100k",
+                                                         "deeplinks-100k"])
+    parser.add_argument("--rounds", type=int, default=5,
                         help="rounds of every harness in turn on the GitHub and static tables (the targets' ratios)")
     args = parser.parse_args()
     cmds = build()
@@ -287,10 +346,12 @@ def main() -> int:
         results = run(cmds, "github", 0.002, threads=2, rounds=2)
         summarize(results)
         problems = [r for r in results if r.get("wrong") or "failed" in r]
+        # Every timed pass found the table's routes and read every parameter (check_sums).
+        problems += [{"door": r["door"], "failed": f"a timed pass's sums: {r['sums']}"} for r in check_sums(results)]
         missing = [r for r in results if "unavailable" in r]
         doors = sorted({r["door"] for r in results if "median_ns" in r})
         for d in doors:
-            print(f"smoke: {d}: ran, answers checked")
+            print(f"smoke: {d}: ran, answers checked, a pass's route ids and parameter lengths as the table's")
         for m in missing:
             print(f"smoke: {m['door']}: UNAVAILABLE ({m['unavailable'].splitlines()[0]})")
         # The thread scaling rounds: read and made into a median ratio as the report does.
@@ -306,13 +367,15 @@ def main() -> int:
         # on a small table against the GitHub table as the rest-100k run does.
         goals = {g["target"].rsplit(" (", 1)[0]: g for g in targets(results)}
         for name in ("GitHub: C resolve (filter + 2 interceptors) / C match", "GitHub: Python match time / falcon time",
-                     "GitHub: C match time / httprouter time"):
+                     "GitHub: Python match_many time per URI / falcon time", "GitHub: C match time / httprouter time"):
             g = goals.get(name, {})
             if g.get("measured") and g.get("spread"):
                 doors.append(f"side by side: {name}")
                 print(f"smoke: side by side: {name}: {g['measured']} ({g['spread'][0]}-{g['spread'][1]})")
             elif "httprouter" in name and isinstance(cmds.get("httprouter"), str):
                 missing.append({"door": name, "unavailable": cmds["httprouter"]})
+            elif "falcon" in name and any(r["door"].startswith("falcon") and "unsupported" in r for r in results):
+                missing.append({"door": name, "unavailable": "falcon is not installed"})
             else:
                 problems.append({"door": f"side by side: {name}", "failed": f"no ratios from {g}"})
         scale = run({"interlock-c": cmds["interlock-c"]}, "rest-1k", 0.002, threads=0, base="github")
@@ -323,17 +386,25 @@ def main() -> int:
             print(f"smoke: C scale pairing: rest-1k against github, {len(ratios)} batch ratios")
         else:
             problems.append({"door": "C scale pairing", "failed": f"no batch ratios in {scale}"})
-        # The untimed mode benchmarks/instructions.py counts under valgrind: one pass of each door.
+        # The untimed mode benchmarks/instructions.py counts under valgrind: one pass of each door,
+        # its sums as the table's (the bare doors read no parameter).
         routes, requests = tables.write("github", BUILD / "tables")
-        for door in ("match", "batch", "resolve", "bare-resolve"):
+        for door in COUNTED_DOORS:
             env = dict(os.environ, ILK_BENCH_PASSES="1", ILK_BENCH_DOOR=door)
             try:
                 out = sh([*cmds["interlock-c"], str(routes), str(requests), "github"], env=env).stdout
-                per_pass = json.loads(out.strip().splitlines()[-1])["per_pass"]
+                counted = json.loads(out.strip().splitlines()[-1])
+                per_pass = counted["per_pass"]
                 if per_pass <= 0:
                     raise ValueError(f"{per_pass} lookups a pass")
+                want = dict(tables.expected_sums("github"))
+                if door.endswith("-bare"):
+                    want["param_bytes"] = 0
+                got = {k: counted.get(k) for k in want}
+                if got != want:
+                    raise ValueError(f"a pass's sums {got}, want {want}")
                 doors.append(f"C counted pass ({door})")
-                print(f"smoke: C counted pass ({door}): {per_pass} lookups a pass")
+                print(f"smoke: C counted pass ({door}): {per_pass} lookups a pass, sums as the table's")
             except (subprocess.CalledProcessError, ValueError, KeyError) as error:
                 problems.append({"door": f"C counted pass ({door})", "failed": str(error)})
         for p in problems:
@@ -342,22 +413,31 @@ def main() -> int:
         interlock_doors = [d for d in doors if "nterlock" in d or d.startswith("C ilk")]
         return 1 if problems or len(interlock_doors) < 4 else 0
     results: list[dict] = []
+    load = [os.getloadavg()[0]]
     for t in args.tables:
         print(f"== {t}", flush=True)
         results += run(cmds, t, args.seconds, threads=os.cpu_count() or 2 if t == "github" else 0,
                        rounds=args.rounds if t in ("github", "static") else 1,
-                       base="github" if t == "rest-100k" else None)
+                       base="github" if t in SCALE_TABLES else None)
+        load.append(os.getloadavg()[0])
     summarize(results)
-    info = machine()
+    for r in check_sums(results):
+        print(f"WARNING: {r['table']} {r['door']}: a timed pass's sums are {r['sums']}", file=sys.stderr)
+    info = machine() | {"load_average_1min": [round(x, 2) for x in load]}
     goals = targets(results)
+    others = other_ratios(results)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "latest.json").write_text(json.dumps({"machine": info, "results": results, "targets": goals}, indent=1))
+    (RESULTS / "latest.json").write_text(json.dumps({"machine": info, "results": results, "targets": goals,
+                                                     "other_ratios": others}, indent=1))
     text = table_text(results)
-    goal_rows = ["| target | measured | met |", "| --- | ---: | --- |"] + [
-        f"| {g['target']} | {g['measured']}{' (side by side: %s–%s)' % g['spread'] if 'spread' in g else ''}"
-        f"{'; a loop sharing nothing: %s' % g['control'] if 'control' in g else ''} | "
+    goal_rows = ["| target | measured (median of the side-by-side ratios) | range of those ratios | met |",
+                 "| --- | ---: | --- | --- |"] + [
+        f"| {g['target']} | {g['measured']}{'; a loop sharing nothing: %s' % g['control'] if 'control' in g else ''} | "
+        f"{'%s–%s' % g['spread'] if 'spread' in g else ''} | "
         f"{'yes' if g['met'] else 'no' if g['met'] is False else 'not measured'} |" for g in goals]
-    full = text + "\n\n" + "\n".join(goal_rows)
+    other_rows = ["| ratio (no target) | measured | range |", "| --- | ---: | --- |"] + [
+        f"| {o['ratio']} | {o['measured']} | {o['spread'][0]}–{o['spread'][1]} |" for o in others]
+    full = text + "\n\n" + "\n".join(goal_rows) + "\n\n" + "\n".join(other_rows)
     print(full)
     chart(results, RESULTS / "latest.svg")
     update_readme(full, info)

@@ -4,11 +4,18 @@ Routes:   one a line, "METHOD PATTERN" (Interlock syntax; `:name` parameters; "-
 Requests: one a line, "METHOD URI EXPECTED" where EXPECTED is the 1-based line of the route that
           must answer, 0 for no route, or "bad" for a malformed URI (only Interlock checks those).
 Tables: github (the GitHub API table), static, deeplinks (Interlock only: schemes, constraints,
-optional parts, catch-alls, query strings), and rest-1k / rest-10k / rest-100k (generated nested
-REST resources). Everything is deterministic."""
+optional parts, catch-alls, query strings), rest-1k / rest-10k / rest-100k (generated nested
+REST resources), and deeplinks-100k (100,000 generated deep links: custom schemes, hosts,
+constraints, optional parts, catch-alls; Interlock only). Everything is deterministic.
+
+Every harness's timed pass reports two sums over the timed requests (all but the malformed ones):
+the ids of the routes it answered (0 for none) and the lengths of every parameter's name and value
+it read. `expected_sums` gives both for the tables whose parameters are whole path segments (all
+but deeplinks), so that a harness that skips the method check or the parameters is caught."""
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import sys
@@ -86,8 +93,93 @@ def deeplinks() -> tuple[list[str], list[str]]:
     return [f"- {r}" for r in routes], requests
 
 
+@functools.lru_cache(maxsize=None)
+def expected_sums(name: str) -> dict[str, int] | None:
+    """The sums every harness's timed pass must report on table `name`: "route_sum", the ids of
+    the routes that answer the timed requests, and "param_bytes", the lengths of the names and
+    values of their parameters (each `:name` segment of a route binds the request's segment
+    there; these tables' URIs hold no escapes). None for deeplinks, whose optional parts, query
+    strings and catch-alls only the router itself reads (its doors are compared with each other);
+    deeplinks-100k's generator counts them as it writes its requests."""
+    if name == "deeplinks":
+        return None
+    if name == "deeplinks-100k":
+        routes, requests, size = deeplinks_big(12500)
+        return {"route_sum": sum(int(r.split()[2]) for r in requests if r.split()[2] != "bad"), "param_bytes": size}
+    routes, requests = TABLES[name]()
+    route_sum = param_bytes = 0
+    for line in requests:
+        _, uri, expected = line.split()
+        if expected == "bad" or expected == "0":
+            continue
+        route_sum += int(expected)
+        pattern = routes[int(expected) - 1].split()[1]
+        for part, segment in zip(pattern.split("/"), uri.split("/")):
+            if part.startswith(":"):
+                param_bytes += len(part) - 1 + len(segment.encode())
+    return {"route_sum": route_sum, "param_bytes": param_bytes}
+
+
+def deeplinks_big(groups: int) -> tuple[list[str], list[str], int]:
+    """8 routes a group, under ten custom schemes and ten hosts: a constrained parameter, nested
+    optional parts, an optional parameter, a catch-all, hosts with one and two parameters, a
+    constraint with a repetition, a constrained second parameter. One request a route (the
+    optional parts present or absent in turn), with queries and fragments, then misses (a value
+    a constraint refuses, an unknown scheme) and malformed URIs. Returns the routes, the requests
+    and the lengths of the parameters' names and values the timed requests bind (ASCII: bytes and
+    characters alike)."""
+    routes: list[str] = []
+    requests: list[str] = []
+    size = 0
+
+    def request(uri: str, params: dict[str, str]) -> None:
+        nonlocal size
+        requests.append(f"- {uri} {len(routes)}")
+        size += sum(len(k) + len(v) for k, v in params.items())
+
+    for k in range(groups):
+        app, shop = f"app{k % 10}", f"https://shop{k % 10}.example.com"
+        routes.append(f"- {app}://user{k}/:id(\\d+)")
+        request(f"{app}://user{k}/{k * 7}?ref=mail", {"id": str(k * 7)})
+        routes.append(f"- {app}://product{k}/:sku(/reviews(/:page(\\d+)))")
+        if k % 2:
+            request(f"{app}://product{k}/S{k}/reviews/{k % 9}", {"sku": f"S{k}", "page": str(k % 9)})
+        else:
+            request(f"{app}://product{k}/S{k}", {"sku": f"S{k}"})
+        routes.append(f"- {app}://search{k}(/:query)")
+        request(f"{app}://search{k}/q{k}" if k % 2 else f"{app}://search{k}", {"query": f"q{k}"} if k % 2 else {})
+        routes.append(f"- {app}://files{k}/*path")
+        request(f"{app}://files{k}/a/b{k}.pdf", {"path": f"a/b{k}.pdf"})
+        routes.append(f"- {shop}/p{k}/:sku")
+        request(f"{shop}/p{k}/sku-{k}#details", {"sku": f"sku-{k}"})
+        routes.append(f"- {shop}/c{k}/:cat/:sub")
+        request(f"{shop}/c{k}/shoes/run{k}?sort=price", {"cat": "shoes", "sub": f"run{k}"})
+        routes.append(f"- {app}://order{k}/:id([0-9a-f]{{8}})/track")
+        request(f"{app}://order{k}/{k:08x}/track", {"id": f"{k:08x}"})
+        routes.append(f"- {app}://chat{k}/:room/:thread(\\d+)")
+        request(f"{app}://chat{k}/general/{k}", {"room": "general", "thread": str(k)})
+    rng = random.Random(13)
+    for i in range(max(10, groups // 50)):
+        k = rng.randrange(groups)
+        requests.append(f"- app{k % 10}://user{k}/me{i} 0" if i % 2 else f"- other://user{k}/{i} 0")
+    requests += ["- app1://user1/%G1 bad", "- app2://files2/a%ZZ bad"]
+    return routes, requests, size
+
+
+def param_count(name: str) -> int:
+    """How many parameters the timed requests of a plain table (not deeplinks) bind, in all."""
+    routes, requests = TABLES[name]()
+    count = 0
+    for line in requests:
+        expected = line.split()[2]
+        if expected not in ("bad", "0"):
+            count += routes[int(expected) - 1].count("/:")
+    return count
+
+
 TABLES = {"github": github, "static": static, "deeplinks": deeplinks,
-          "rest-1k": lambda: rest(125), "rest-10k": lambda: rest(1250), "rest-100k": lambda: rest(12500)}
+          "rest-1k": lambda: rest(125), "rest-10k": lambda: rest(1250), "rest-100k": lambda: rest(12500),
+          "deeplinks-100k": lambda: deeplinks_big(12500)[:2]}
 
 
 def write(name: str, folder: Path) -> tuple[Path, Path]:

@@ -93,6 +93,22 @@ static inline void paired_ratios(char *out, size_t size, const door *a, const do
   if (n < (int)size) snprintf(out + n, size - n, "]}");
 }
 
+/* What a pass did, added up by every harness's lookups (never reset while timing, so no lookup's
+ * work can be left out): the ids of the routes found (0 for none) and the lengths of every
+ * parameter's name and value read. The driver checks one pass's sums against the table's. */
+static unsigned long long sum_routes, sum_param_bytes;
+
+/* One pass of `pass` with the sums counted from zero, as the JSON members "route_sum" and
+ * "param_bytes" (the sums then go on from where they were). */
+static void pass_sums(void (*pass)(void), char *out, size_t size) {
+  unsigned long long routes = sum_routes, bytes = sum_param_bytes;
+  sum_routes = sum_param_bytes = 0;
+  pass();
+  snprintf(out, size, "\"route_sum\": %llu, \"param_bytes\": %llu", sum_routes, sum_param_bytes);
+  sum_routes += routes;
+  sum_param_bytes += bytes;
+}
+
 /* One door timed alone, printed with `extra`. */
 static void time_batches(const char *name, const char *table, long per_pass, double batch_seconds,
                          void (*pass)(void), const char *extra) {

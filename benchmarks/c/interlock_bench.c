@@ -1,12 +1,18 @@
 /* Interlock through its C header: ilk_router_match, ilk_router_resolve with one filter and one
  * request and one response interceptor (all C callbacks), and lookups from several threads.
+ * Every door does the whole work for every request: the lookup under the request's method, the
+ * route's id, and every parameter's name and value (ilk_match_param_count and ilk_match_param_at;
+ * for a resolve, the result's request; for a batch, the answers its view gives), their lengths
+ * added to the sums of common.h. One door reads the route's id only, no parameter: it says what
+ * reading them costs.
  * Usage: interlock_bench ROUTES REQUESTS TABLE [seconds-per-batch] [threads] [BASE_ROUTES BASE_REQUESTS BASE_TABLE]
  * With a base table, ilk_router_match is timed on both tables in turn, batch by batch, and the
  * record carries each batch's ratio to the base table's (how a lookup's cost grows with the table).
  * With ILK_BENCH_PASSES=N set it times nothing: it runs N untimed passes over the requests of one
- * door (ILK_BENCH_DOOR: match, batch for ilk_router_match_requests over every timed request, resolve,
- * or bare-resolve for a resolve with no callback) and
- * prints how many lookups a pass makes, for benchmarks/instructions.py to count instructions. */
+ * door (ILK_BENCH_DOOR: match; match-bare, the route's id without the parameters; batch for
+ * ilk_router_match_requests over every timed request, batch-bare reading its statuses and ids only;
+ * resolve, or bare-resolve for a resolve with no callback) and prints how many lookups a pass
+ * makes and its sums, for benchmarks/instructions.py to count instructions. */
 #include "common.h"
 #include <interlock.h>
 #include <pthread.h>
@@ -25,14 +31,38 @@ static ilk_match *m;
 
 static const char *method_of(const entry *e) { return strcmp(e->method, "-") == 0 ? NULL : e->method; }
 
-static void match_on(const table *on) {
-  for (int k = 0; k < on->timed_count; k++) {
-    entry *e = &on->requests.items[on->timed[k]];
-    ilk_router_match(on->router, method_of(e), e->text, strlen(e->text), m);
+/* One request: the lookup, the route's id, and every parameter's name and value (their lengths
+ * added to `*bytes`); returns the route's id, 0 if none took the request under its method. */
+static inline uint32_t match_one(const table *on, ilk_match *into, const entry *e, unsigned long long *bytes) {
+  if (ilk_router_match(on->router, method_of(e), e->text, strlen(e->text), into) != ILK_OK) return 0;
+  size_t count = ilk_match_param_count(into);
+  for (size_t i = 0; i < count; i++) {
+    const char *name, *value;
+    size_t name_len, value_len;
+    ilk_match_param_at(into, i, &name, &name_len, &value, &value_len);
+    *bytes += name_len + value_len;
   }
+  return ilk_match_route_id(into);
+}
+
+static void match_on(const table *on) {
+  unsigned long long routes = 0, bytes = 0;
+  for (int k = 0; k < on->timed_count; k++) routes += match_one(on, m, &on->requests.items[on->timed[k]], &bytes);
+  sum_routes += routes;
+  sum_param_bytes += bytes;
 }
 static void match_pass(void) { match_on(&measured); }
 static void base_match_pass(void) { match_on(&base); }
+
+/* The lookup and the route's id, no parameter read: beside match_pass, the cost of reading them. */
+static void bare_match_pass(void) {
+  unsigned long long routes = 0;
+  for (int k = 0; k < measured.timed_count; k++) {
+    entry *e = &measured.requests.items[measured.timed[k]];
+    if (ilk_router_match(measured.router, method_of(e), e->text, strlen(e->text), m) == ILK_OK) routes += ilk_match_route_id(m);
+  }
+  sum_routes += routes;
+}
 
 /* The timed requests as one batch (ilk_router_match_requests): URIs and methods, NUL-separated. */
 static char *batch_uris, *batch_methods;
@@ -41,8 +71,38 @@ static ilk_match_batch *batch;
 
 static ilk_match_batch_view batch_view;
 
+/* The answers as the view lays them out (ilk_match_batch_copy's layout): statuses, route ids,
+ * offsets into the text, the text ("name\0value\0..." for each answer). */
+static void batch_read(int with_params) {
+  size_t n = batch_view.count;
+  const char *data = batch_view.data;
+  const int32_t *statuses = (const int32_t *)data;
+  const uint32_t *ids = (const uint32_t *)(data + 4 * n);
+  const size_t *offsets = (const size_t *)(data + 8 * n);
+  const char *text = data + 16 * n + 8;
+  unsigned long long routes = 0, bytes = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (statuses[i] != ILK_OK) continue;
+    routes += ids[i];
+    if (!with_params) continue;
+    for (const char *p = text + offsets[i], *end = text + offsets[i + 1]; p < end;) {
+      size_t len = strlen(p);                                     /* a name, then its value */
+      bytes += len;
+      p += len + 1;
+    }
+  }
+  sum_routes += routes;
+  sum_param_bytes += bytes;
+}
+
 static void batch_pass(void) {      /* with the view, as the Python binding asks for it */
   ilk_router_match_requests(measured.router, batch_methods, batch_methods_len, batch_uris, batch_uris_len, batch, &batch_view);
+  batch_read(1);
+}
+
+static void bare_batch_pass(void) {
+  ilk_router_match_requests(measured.router, batch_methods, batch_methods_len, batch_uris, batch_uris_len, batch, &batch_view);
+  batch_read(0);
 }
 
 static void batch_setup(void) {
@@ -78,29 +138,42 @@ static void add_pipeline(ilk_router *router) {
   ilk_interceptor_new_response(&i, "res", res_interceptor, NULL, NULL); ilk_router_add_interceptor(router, i, 0); ilk_interceptor_free(i);
 }
 
+/* A resolve reads its route and parameters from the result's request (NUL-terminated, no lengths). */
 static void resolve_pass(void) {
+  unsigned long long routes = 0, bytes = 0;
   for (int k = 0; k < measured.timed_count; k++) {
     entry *e = &measured.requests.items[measured.timed[k]];
     ilk_result *r = NULL;
-    ilk_router_resolve(measured.router, method_of(e), e->text, strlen(e->text), &r);
+    if (ilk_router_resolve(measured.router, method_of(e), e->text, strlen(e->text), &r) == ILK_OK && ilk_result_route_id(r)) {
+      routes += ilk_result_route_id(r);
+      const ilk_request *req = ilk_result_request(r);
+      size_t count = ilk_request_param_count(req);
+      for (size_t i = 0; i < count; i++) {
+        const char *name, *value;
+        ilk_request_param_at(req, i, &name, &value);
+        bytes += strlen(name) + strlen(value);
+      }
+    }
     ilk_result_free(r);
   }
+  sum_routes += routes;
+  sum_param_bytes += bytes;
 }
 
 static volatile int stop_threads;
 static long thread_counts[64];
+static volatile unsigned long long thread_sums[64];   /* volatile: written, never read, yet kept */
 static void *thread_body(void *arg) {
   long t = (long)arg, n = 0;
+  unsigned long long routes = 0, bytes = 0;
   ilk_match *mine;
   ilk_match_new(&mine);
   while (!stop_threads) {
-    for (int k = 0; k < measured.timed_count; k++) {
-      entry *e = &measured.requests.items[measured.timed[k]];
-      ilk_router_match(measured.router, method_of(e), e->text, strlen(e->text), mine);
-    }
+    for (int k = 0; k < measured.timed_count; k++) routes += match_one(&measured, mine, &measured.requests.items[measured.timed[k]], &bytes);
     n += measured.timed_count;
   }
   thread_counts[t] = n;
+  thread_sums[t] = routes + bytes;
   ilk_match_free(mine);
   return NULL;
 }
@@ -115,7 +188,8 @@ static void *control_body(void *arg) {
     for (int k = 0; k < 1000; k++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; own[x & 4095]++; }
     n += 1000;
   }
-  thread_counts[t] = n + own[0] * 0;
+  thread_counts[t] = n;
+  thread_sums[t] = x + own[x & 4095];   /* used, so that the compiler keeps the loop */
   return NULL;
 }
 
@@ -186,28 +260,33 @@ int main(int argc, char **argv) {
     long passes = atol(getenv("ILK_BENCH_PASSES"));
     const char *door = getenv("ILK_BENCH_DOOR") ? getenv("ILK_BENCH_DOOR") : "match";
     void (*pass)(void) = match_pass;
-    if (strcmp(door, "resolve") == 0 || strcmp(door, "bare-resolve") == 0) {
+    if (strcmp(door, "match-bare") == 0) {
+      pass = bare_match_pass;
+    } else if (strcmp(door, "resolve") == 0 || strcmp(door, "bare-resolve") == 0) {
       pass = resolve_pass;
       if (strcmp(door, "resolve") == 0) {
         add_pipeline(measured.router);
       }
       pass();                                                     /* the first resolve fills pools */
-    } else if (strcmp(door, "batch") == 0) {
+    } else if (strcmp(door, "batch") == 0 || strcmp(door, "batch-bare") == 0) {
       batch_setup();
-      pass = batch_pass;
+      pass = strcmp(door, "batch") == 0 ? batch_pass : bare_batch_pass;
       pass();                                                     /* the first batch sizes its buffer */
     } else if (strcmp(door, "match") != 0) {
       fprintf(stderr, "unknown door %s\n", door);
       return 2;
     }
-    for (long p = 0; p < passes; p++) pass();
-    printf("{\"per_pass\": %d}\n", measured.timed_count);
+    for (long p = 1; p < passes; p++) pass();
+    char sums[128];
+    pass_sums(pass, sums, sizeof sums);                           /* the last of the N passes */
+    printf("{\"per_pass\": %d, %s}\n", measured.timed_count, sums);
     return 0;
   }
 
-  char extra[1024];
-  snprintf(extra, sizeof extra, "\"routes\": %d, \"checked\": %d, \"add_ms\": %.2f, \"compile_ms\": %.2f, \"rss_bytes_per_route\": %.0f",
-           measured.routes.count, measured.requests.count, measured.added * 1e3, measured.compiled * 1e3, measured.rss_kib * 1024.0 / measured.routes.count);
+  char extra[1024], sums[128];
+  pass_sums(match_pass, sums, sizeof sums);
+  snprintf(extra, sizeof extra, "\"routes\": %d, \"checked\": %d, \"add_ms\": %.2f, \"compile_ms\": %.2f, \"rss_bytes_per_route\": %.0f, %s",
+           measured.routes.count, measured.requests.count, measured.added * 1e3, measured.compiled * 1e3, measured.rss_kib * 1024.0 / measured.routes.count, sums);
   door match = {"C ilk_router_match", match_pass, measured.timed_count, 0, {0}};
   if (argc == 9) {
     /* The scale ratio: this table's lookups against the base table's, batch by batch. */
@@ -220,15 +299,23 @@ int main(int argc, char **argv) {
     snprintf(extra + n, sizeof extra - n, ", \"base_table\": \"%s\", %s", argv[8], ratios);
     print_door(&doors[0], argv[3], extra);
   } else if (threads > 0) {
-    /* ilk_router_resolve against ilk_router_match, batch by batch, on the same router: its filter
-       and interceptors take no part in a match. */
+    /* ilk_router_resolve against ilk_router_match, batch by batch, on the same router (its filter
+       and interceptors take no part in a match), and beside them the match that reads no
+       parameter: what reading them costs, in time. */
     add_pipeline(measured.router);
-    door doors[2] = {match, {"C ilk_router_resolve (filter + 2 interceptors)", resolve_pass, measured.timed_count, 0, {0}}};
-    time_doors(doors, 2, seconds);
-    char ratios[512];
+    door doors[3] = {match, {"C ilk_router_resolve (filter + 2 interceptors)", resolve_pass, measured.timed_count, 0, {0}},
+                     {"C ilk_router_match (route id only, no parameters)", bare_match_pass, measured.timed_count, 0, {0}}};
+    char resolve_extra[768], bare_extra[768], ratios[512];
+    pass_sums(resolve_pass, sums, sizeof sums);
+    time_doors(doors, 3, seconds);
     paired_ratios(ratios, sizeof ratios, &doors[1], &doors[0]);
+    snprintf(resolve_extra, sizeof resolve_extra, "%s, %s", sums, ratios);
+    pass_sums(bare_match_pass, sums, sizeof sums);
+    paired_ratios(ratios, sizeof ratios, &doors[2], &doors[0]);
+    snprintf(bare_extra, sizeof bare_extra, "%s, %s", sums, ratios);
     print_door(&doors[0], argv[3], extra);
-    print_door(&doors[1], argv[3], ratios);
+    print_door(&doors[1], argv[3], resolve_extra);
+    print_door(&doors[2], argv[3], bare_extra);
   } else {
     time_batches(match.name, argv[3], measured.timed_count, seconds, match_pass, extra);
   }

@@ -1,5 +1,9 @@
 """Python doors on the same tables: interlock's match, match_many and resolve, and the Python
 peers falcon (CompiledRouter) and werkzeug (Map/MapAdapter), each checked before it is timed.
+Every door's pass does the whole work for every request: the lookup under the request's method,
+the route's id, and every parameter's name and value (the `Match`'s, the `Result`'s, falcon's and
+werkzeug's params dicts), their lengths added up; a pass returns (sum of route ids, sum of those
+lengths), which each record carries ("route_sum", "param_bytes") for the driver to check.
 Usage: bench.py ROUTES REQUESTS TABLE [seconds]. One JSON line per door."""
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ def time_doors(doors: list[dict], seconds: float) -> None:
     same stretch of time; prints one JSON line per door. With several doors, every record but the
     last door's carries each batch's ratio to the last door's (the peer they are compared with)."""
     for d in doors:
-        d["run"]()
+        d["extra"] = dict(d["extra"], **dict(zip(("route_sum", "param_bytes"), d["run"]())))
         t = time.perf_counter()
         d["run"]()
         one = time.perf_counter() - t
@@ -73,24 +77,56 @@ def main() -> None:
     router.match("/")
     compile_ms = (time.perf_counter() - t) * 1e3
     methods = [None if m == "-" else m for m, _, _ in requests]
+    pairs = [(u, meth) for (_, u, _), meth in zip(requests, methods)]
     wrong = sum(1 for (m, u, e), meth in zip(requests, methods)
                 if ((router.match(u, meth) or interlock.Match(0, None, "", {})).route_id) != int(e))
     checks = {"routes": len(routes), "checked": len(requests), "wrong": wrong, "compile_ms": round(compile_ms, 2)}
-    # Interlock's match and match_many are timed batch by batch with falcon (their targets'
-    # peer), when falcon can take the table; resolve and werkzeug alone.
-    paired = [door("Python interlock match", table, len(requests),
-                   lambda: [router.match(u, m) for (_, u, _), m in zip(requests, methods)], checks)]
-    # match_many with each request's own method: one call for the whole list.
+
+    def match_pass() -> tuple[int, int]:
+        ids = size = 0
+        for uri, method in pairs:
+            found = router.match(uri, method)
+            if found is not None:
+                ids += found.route_id
+                for name, value in found.params.items():
+                    size += len(name) + len(value)
+        return ids, size
+
+    # match_many with each request's own method: one call for the whole list, then every answer.
     uris = [u for _, u, _ in requests]
+
+    def many_pass() -> tuple[int, int]:
+        ids = size = 0
+        for found in router.match_many(uris, methods):
+            if found is not None:
+                ids += found.route_id
+                for name, value in found.params.items():
+                    size += len(name) + len(value)
+        return ids, size
+
     got = router.match_many(uris, methods)
     many_wrong = 0
     for u, m, match in zip(uris, methods, got):
         single = router.match(u, m)
         many_wrong += (match.route_id if match else 0) != (single.route_id if single else 0)
-    paired.append(door("Python interlock match_many", table, len(requests),
-                       lambda: router.match_many(uris, methods), {"checked": len(requests), "wrong": many_wrong}))
-    resolve = door("Python interlock resolve", table, len(requests),
-                   lambda: [router.resolve(u, m) for (_, u, _), m in zip(requests, methods)], {"checked": len(requests)})
+
+    def resolve_pass() -> tuple[int, int]:
+        ids = size = 0
+        for uri, method in pairs:
+            result = router.resolve(uri, method)
+            route_id = result.route_id
+            if route_id:
+                ids += route_id
+                for name, value in result.params.items():
+                    size += len(name) + len(value)
+        return ids, size
+
+    # Interlock's match and match_many are timed batch by batch with falcon (their targets'
+    # peer), when falcon can take the table; resolve and werkzeug alone.
+    paired = [door("Python interlock match", table, len(requests), match_pass, checks),
+              door("Python interlock match_many", table, len(requests), many_pass,
+                   {"checked": len(requests), "wrong": many_wrong})]
+    resolve = door("Python interlock resolve", table, len(requests), resolve_pass, {"checked": len(requests)})
 
     if not plain:
         for d in paired + [resolve]:
@@ -109,27 +145,41 @@ def main() -> None:
         by_path: dict = {}
         for i, (method, pattern) in enumerate(routes):
             by_path.setdefault(re.sub(r":(\w+)", r"{\1}", pattern), {})[method] = i + 1
+        # Each route's responder, by the function: falcon fills a resource's other methods with
+        # its own responders (405), which are not in it, so one lookup checks the method too.
+        route_of: dict = {}
         t = time.perf_counter()
         for template, ids in by_path.items():
             class Resource:
                 pass
             resource = Resource()
             for method, route_id in ids.items():
-                setattr(resource, "on_" + method.lower(), (lambda rid: lambda req, resp, **kw: rid)(route_id))
+                responder = (lambda rid: lambda req, resp, **kw: rid)(route_id)
+                route_of[responder] = route_id
+                setattr(resource, "on_" + method.lower(), responder)
             froute.add_route(template, resource)
         froute.find("/")
         fcompile = (time.perf_counter() - t) * 1e3
+        get_route = route_of.get
 
         def flookup(method: str, uri: str) -> int:
             found = froute.find(uri)
-            if found is None:
-                return 0
-            responder = found[1].get(method)
-            return responder(None, None) if responder and getattr(responder, "__name__", "") == "<lambda>" else 0
+            return 0 if found is None else get_route(found[1].get(method), 0)
+
+        def falcon_pass() -> tuple[int, int]:
+            ids = size = 0
+            for method, uri, _ in requests:
+                found = froute.find(uri)        # (resource, method map, params, template) or None
+                if found is not None:
+                    route_id = get_route(found[1].get(method), 0)
+                    if route_id:
+                        ids += route_id
+                        for name, value in found[2].items():
+                            size += len(name) + len(value)
+            return ids, size
 
         fwrong = sum(1 for m, u, e in requests if flookup(m, u) != int(e))
-        time_doors(paired + [door("falcon CompiledRouter (Python)", table, len(requests),
-                                  lambda: [flookup(m, u) for m, u, _ in requests],
+        time_doors(paired + [door("falcon CompiledRouter (Python)", table, len(requests), falcon_pass,
                                   {"routes": len(routes), "checked": len(requests), "wrong": fwrong,
                                    "compile_ms": round(fcompile, 2)})], seconds)
     time_doors([resolve], seconds)
@@ -150,8 +200,21 @@ def main() -> None:
             except HTTPException:
                 return 0
 
+        def werkzeug_pass() -> tuple[int, int]:
+            ids = size = 0
+            match = adapter.match
+            for method, uri, _ in requests:
+                try:
+                    route_id, params = match(uri, method=method)
+                except HTTPException:         # werkzeug's answer for no route (404 or 405)
+                    continue
+                ids += route_id
+                for name, value in params.items():
+                    size += len(name) + len(value)
+            return ids, size
+
         wwrong = sum(1 for m, u, e in requests if wlookup(m, u) != int(e))
-        time_doors([door("werkzeug (Python)", table, len(requests), lambda: [wlookup(m, u) for m, u, _ in requests],
+        time_doors([door("werkzeug (Python)", table, len(requests), werkzeug_pass,
                          {"routes": len(routes), "checked": len(requests), "wrong": wwrong,
                           "compile_ms": round(wcompile, 2)})], seconds)
 

@@ -1,5 +1,10 @@
 // Usage: SwiftBench ROUTES REQUESTS TABLE [seconds]. One JSON line per door: Interlock through its
-// Swift API (a reused Matcher, the zero-allocation path) and RoutingKit's TrieRouter.
+// Swift API (a reused Matcher, the zero-allocation path) and RoutingKit's TrieRouter. Each does the
+// whole work for every request: the lookup under the request's method, the route's id, and every
+// parameter's name and value (the Matcher's parameterName and parameterValue; RoutingKit's
+// Parameters, read by the names of the route's parameters, as a Vapor handler reads them), their
+// lengths added up. A pass returns (sum of route ids, sum of those lengths), which each record
+// carries ("route_sum", "param_bytes") for the driver to check.
 import Interlock
 import RoutingKit
 
@@ -26,20 +31,23 @@ func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-func batches(_ door: String, _ table: String, _ perPass: Int, _ seconds: Double, _ extra: String, _ pass: () -> Void) {
-    pass()
+/// What every pass adds its sums to, so that no lookup's work can be left out.
+var sink = 0
+
+func batches(_ door: String, _ table: String, _ perPass: Int, _ seconds: Double, _ extra: String, _ pass: () -> (Int, Int)) {
+    let (routeSum, paramBytes) = pass()
     var t = now()
-    pass()
+    sink &+= pass().1
     let one = now() - t
     let passes = one > 0 ? Int(seconds / one) + 1 : 1
     var ns: [String] = []
     for _ in 0..<7 {
         t = now()
-        for _ in 0..<passes { pass() }
+        for _ in 0..<passes { sink &+= pass().1 }
         let v = (now() - t) / Double(passes * perPass) * 1e9
         ns.append(fmt(v))
     }
-    print("{\"door\": \"\(door)\", \"table\": \"\(table)\", \"lookups_per_batch\": \(passes * perPass), \"ns\": [\(ns.joined(separator: ", "))]\(extra)}")
+    print("{\"door\": \"\(door)\", \"table\": \"\(table)\", \"lookups_per_batch\": \(passes * perPass), \"ns\": [\(ns.joined(separator: ", "))]\(extra), \"route_sum\": \(routeSum), \"param_bytes\": \(paramBytes)}")
 }
 
 /// A number with two decimals (no Foundation here).
@@ -65,7 +73,8 @@ let uris = requests.map { Array($0[1].utf8) }
 let methods = requests.map { $0[0] == "-" ? nil : Array($0[0].utf8) }
 _ = try uris[0].withUnsafeBytes { try matcher.match(router, method: nil, uri: $0) }
 let compiled = (now() - t0) * 1e3
-func interlockID(_ i: Int) -> Int {
+/// Request i: the route's id (0 for none) and the lengths of its parameters' names and values.
+func interlockLookup(_ i: Int) -> (Int, Int) {
     uris[i].withUnsafeBytes { u in
         let outcome: MatchOutcome?
         if let m = methods[i] {
@@ -73,14 +82,26 @@ func interlockID(_ i: Int) -> Int {
         } else {
             outcome = try? matcher.match(router, method: nil, uri: u)
         }
-        return outcome == .matched ? Int(matcher.routeID) : 0   // routeID: no reference counting
+        guard outcome == .matched else { return (0, 0) }
+        var bytes = 0
+        for k in 0..<matcher.parameterCount {
+            if let (_, nameLength) = matcher.parameterName(k), let (_, valueLength) = matcher.parameterValue(k) {
+                bytes += nameLength + valueLength
+            }
+        }
+        return (Int(matcher.routeID), bytes)   // routeID: no reference counting
     }
 }
 var wrong = 0
-for i in requests.indices where interlockID(i) != Int(requests[i][2])! { wrong += 1 }
+for i in requests.indices where interlockLookup(i).0 != Int(requests[i][2])! { wrong += 1 }
 batches("Swift Interlock Matcher", table, requests.count, seconds,
         ", \"routes\": \(routes.count), \"checked\": \(requests.count), \"wrong\": \(wrong), \"compile_ms\": \(fmt(compiled))") {
-    for i in requests.indices { _ = interlockID(i) }
+    var ids = 0, bytes = 0
+    for i in requests.indices {
+        let (id, b) = interlockLookup(i)
+        ids += id; bytes += b
+    }
+    return (ids, bytes)
 }
 
 // RoutingKit: the method is the first path component, as Vapor registers routes.
@@ -90,22 +111,35 @@ if !plain {
 } else {
     t0 = now()
     let trie = TrieRouter(Int.self)
+    var parameterNames: [[String]] = [[]]      // by route id: its parameters' names, in path order
     for (i, r) in routes.enumerated() {
         let components = r[1].split(separator: "/").map { part -> PathComponent in
             part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : part == "*" ? .anything : .constant(String(part))
         }
         trie.register(i + 1, at: [.constant(r[0])] + components)
+        parameterNames.append(r[1].split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) })
     }
     let rkCompiled = (now() - t0) * 1e3
     let paths = requests.map { [$0[0]] + $0[1].split(separator: "/").map(String.init) }
-    func rkID(_ i: Int) -> Int {
+    func rkLookup(_ i: Int) -> (Int, Int) {
         var parameters = Parameters()
-        return trie.route(path: paths[i], parameters: &parameters) ?? 0
+        guard let id = trie.route(path: paths[i], parameters: &parameters) else { return (0, 0) }
+        var bytes = 0
+        for name in parameterNames[id] {
+            if let value = parameters.get(name) { bytes += name.utf8.count + value.utf8.count }
+        }
+        return (id, bytes)
     }
     var rkWrong = 0
-    for i in requests.indices where rkID(i) != Int(requests[i][2])! { rkWrong += 1 }
+    for i in requests.indices where rkLookup(i).0 != Int(requests[i][2])! { rkWrong += 1 }
     batches("RoutingKit TrieRouter (Swift)", table, requests.count, seconds,
             ", \"routes\": \(routes.count), \"checked\": \(requests.count), \"wrong\": \(rkWrong), \"compile_ms\": \(fmt(rkCompiled))") {
-        for i in requests.indices { _ = rkID(i) }
+        var ids = 0, bytes = 0
+        for i in requests.indices {
+            let (id, b) = rkLookup(i)
+            ids += id; bytes += b
+        }
+        return (ids, bytes)
     }
 }
+if sink < 0 { print("sink \(sink)") }   // the sums are used, so nothing of a pass is left out

@@ -228,7 +228,8 @@ public func ilk_match_set_buffer(_ m: OpaquePointer?, _ buffer: UnsafeMutablePoi
 
 @_cdecl("ilk_match_route_id")
 public func ilk_match_route_id(_ m: OpaquePointer?) -> UInt32 {
-    handle(m, as: MatchHandle.self)?.matcher.routeID ?? 0   // not the route object: no cache miss
+    guard let m else { return 0 }
+    return withHandle(m, as: MatchHandle.self) { $0.matcher.matchedRouteID }   // not the route object: no cache miss
 }
 
 @_cdecl("ilk_match_pattern")
@@ -238,7 +239,8 @@ public func ilk_match_pattern(_ m: OpaquePointer?) -> UnsafePointer<CChar>? {
 
 @_cdecl("ilk_match_param_count")
 public func ilk_match_param_count(_ m: OpaquePointer?) -> UInt {
-    UInt(handle(m, as: MatchHandle.self)?.matcher.parameterCount ?? 0)
+    guard let m else { return 0 }
+    return withHandle(m, as: MatchHandle.self) { UInt($0.matcher.boundParameterCount) }
 }
 
 @_cdecl("ilk_match_param_at")
@@ -247,14 +249,16 @@ public func ilk_match_param_at(
     _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ nameLength: UnsafeMutablePointer<Int>?,
     _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ valueLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
-    guard let h = handle(m, as: MatchHandle.self) else { return invalid("match is NULL") }
-    guard i < UInt(h.matcher.parameterCount), let (n, nl) = h.matcher.parameterName(Int(i)),
-          let (v, vl) = h.matcher.parameterValue(Int(i)) else {
-        return invalid("parameter index \(i) is out of range (the match has \(h.matcher.parameterCount))")
+    guard let m else { return invalid("match is NULL") }
+    // Borrowed, as ilk_router_match does: a retained handle cost a reference count each call.
+    return withHandle(m, as: MatchHandle.self) { h in
+        guard i <= UInt(Int.max), let p = h.matcher.parameter(at: Int(i)) else {
+            return invalid("parameter index \(i) is out of range (the match has \(h.matcher.boundParameterCount))")
+        }
+        name?.pointee = p.name; nameLength?.pointee = p.nameLength
+        value?.pointee = p.value; valueLength?.pointee = p.valueLength
+        return ILK_OK
     }
-    name?.pointee = n; nameLength?.pointee = nl
-    value?.pointee = v; valueLength?.pointee = vl
-    return ILK_OK
 }
 
 @_cdecl("ilk_match_param")

@@ -114,6 +114,24 @@ extension Matcher {
         return (UnsafeRawPointer(decoded + valueStart[i]).assumingMemoryBound(to: CChar.self), valueLength[i])
     }
 
+    // For the C door, out of line: inlined into the C module, reads of the matcher's state there
+    // were checked for exclusivity at run time (the attribute exempting them stays here), which
+    // cost more than the reads.
+
+    /// The number of parameters the last lookup bound (0 if it matched none).
+    @inline(never) package var boundParameterCount: Int { parameterCount }
+
+    /// The id of the route the last lookup matched (0 if none).
+    @inline(never) package var matchedRouteID: RouteID { routeID }
+
+    /// Parameter `i`'s name and decoded value, each NUL-terminated with its length, or nil if `i`
+    /// is not below ``parameterCount``.
+    @inline(never) package func parameter(at i: Int) -> (name: UnsafePointer<CChar>, nameLength: Int,
+                                                         value: UnsafePointer<CChar>, valueLength: Int)? {
+        guard i >= 0, i < parameterCount, let (n, nl) = parameterName(i), let (v, vl) = parameterValue(i) else { return nil }
+        return (n, nl, v, vl)
+    }
+
     /// Parameter `i`'s decoded value, not NUL-terminated, valid until the next lookup: read in
     /// place from the subject when the path had no escapes (no copy), else from the decode
     /// buffer. For callers that copy the values anyway (a resolve's request, a batch).

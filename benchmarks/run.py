@@ -238,6 +238,11 @@ def targets(results: list[dict]) -> list[dict]:
         target(f"Scale, {table}: add and compile 100k routes (ms, < 1000)",
                big and round(big.get("add_ms", 0) + big.get("compile_ms", 0), 2), 1000)
         target(f"Scale, {table}: memory per route (bytes, < 1024)", big and big.get("rss_bytes_per_route"), 1024)
+        change = next((r for r in results if r.get("table") == table and r.get("door") == "C remove one route, then a lookup"
+                       and "remove_us" in r), None)
+        # "Removing one route costs about what adding one costs": within twice, each with its first lookup.
+        target(f"Scale, {table}: removing a route and the lookup after / adding one and the lookup after (<= 2)",
+               change and round(change["remove_us"] / change["add_us"], 3), 2)
     target("GitHub: C resolve (filter + 2 interceptors) / C match (<= 5)",
            ratio("github", "C ilk_router_resolve (filter + 2 interceptors)", "C ilk_router_match"), 5)
     # The project's earlier targets, still measured.
@@ -284,6 +289,10 @@ def table_text(results: list[dict]) -> str:
             ratio = r.get("ratio_interlock_to_peer", "")
             rows.append(f"| {r['table']} | {r['door']} | {r['median_ns']:.0f} | {r['spread_ns'][0]:.0f}–{r['spread_ns'][1]:.0f} | "
                         f"{r['lookups_per_s']:,} | {ratio} | {check} |")
+        elif "remove_us" in r:
+            rows.append(f"| {r['table']} | {r['door']} | {r['remove_us'] * 1000:.0f} | "
+                        f"{r['remove_range_us'][0] * 1000:.0f}–{r['remove_range_us'][1] * 1000:.0f} | – | – | "
+                        f"adding one, then a lookup: {r['add_us'] * 1000:.0f} ns (median of 21) |")
         elif "door" in r and "threads" not in r:
             why = r.get("unsupported") or r.get("unavailable") or r.get("failed", "")
             rows.append(f"| {r['table']} | {r['door']} | – | – | – | – | {why.splitlines()[0] if why else ''} |")
@@ -386,6 +395,19 @@ def main() -> int:
             print(f"smoke: C scale pairing: rest-1k against github, {len(ratios)} batch ratios")
         else:
             problems.append({"door": "C scale pairing", "failed": f"no batch ratios in {scale}"})
+        # The change-cost mode `make bench` runs at 100,000 routes, on rest-1k: it runs and reports.
+        routes_1k, requests_1k = tables.write("rest-1k", BUILD / "tables")
+        try:
+            out = subprocess.run([*cmds["interlock-c"], str(routes_1k), str(requests_1k), "rest-1k"],
+                                 env=dict(os.environ, ILK_BENCH_CHANGES="1"), capture_output=True, text=True, check=True).stdout
+            change = json.loads(out.strip().splitlines()[-1])
+            if change["remove_us"] > 0 and change["add_us"] > 0:
+                doors.append("C change costs")
+                print("smoke: C change costs: a removal and an addition, each with its lookup, on rest-1k")
+            else:
+                problems.append({"door": "C change costs", "failed": out})
+        except (subprocess.CalledProcessError, ValueError, KeyError) as error:
+            problems.append({"door": "C change costs", "failed": str(error)})
         # The untimed mode benchmarks/instructions.py counts under valgrind: one pass of each door,
         # its sums as the table's (the bare doors read no parameter).
         routes, requests = tables.write("github", BUILD / "tables")
@@ -420,6 +442,18 @@ def main() -> int:
                        rounds=args.rounds if t in ("github", "static") else 1,
                        base="github" if t in SCALE_TABLES else None)
         load.append(os.getloadavg()[0])
+    # What one change costs at 100,000 routes: a removal and its first lookup, beside an addition.
+    for t in SCALE_TABLES:
+        if t not in args.tables or not isinstance(cmds.get("interlock-c"), list):
+            continue
+        routes, requests = tables.write(t, BUILD / "tables")
+        try:
+            out = subprocess.run([*cmds["interlock-c"], str(routes), str(requests), t], env=dict(os.environ, ILK_BENCH_CHANGES="1"),
+                                 capture_output=True, text=True, check=True).stdout
+            results.append(json.loads(out.strip().splitlines()[-1]) | {"table": t})
+            print(f"{t}: {results[-1]}", flush=True)
+        except (subprocess.CalledProcessError, ValueError) as error:
+            results.append({"door": "C remove one route, then a lookup", "table": t, "unavailable": str(error)})
     summarize(results)
     for r in check_sums(results):
         print(f"WARNING: {r['table']} {r['door']}: a timed pass's sums are {r['sums']}", file=sys.stderr)

@@ -245,6 +245,40 @@ static int load(table *into, const char *routes_path, const char *requests_path)
   return wrong;
 }
 
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* What one change costs on a loaded table (ILK_BENCH_CHANGES): removing a route, then the first
+ * lookup after it (which compiles what the removal touched), against adding one and its first
+ * lookup; 21 routes spread over the table, each removed and added back under a new id. Prints
+ * the medians and ranges in microseconds. The table is changed: nothing is timed after it. */
+static void change_costs(table *t) {
+  enum { N = 21 };
+  double removing[N], adding[N];
+  for (int k = 0; k < N; k++) {
+    int i = (int)((long)t->routes.count * (2 * k + 1) / (2 * N));
+    entry *r = &t->routes.items[i];
+    char pattern[4200];
+    if (strcmp(r->method, "-") == 0) snprintf(pattern, sizeof pattern, "%s", r->text);
+    else snprintf(pattern, sizeof pattern, "%s %s", r->method, r->text);
+    double t0 = now();
+    if (ilk_router_remove_route(t->router, (uint32_t)i + 1) != ILK_OK) { fprintf(stderr, "remove %d: %s\n", i + 1, ilk_errmsg()); exit(1); }
+    ilk_router_match(t->router, NULL, "/", 1, m);
+    removing[k] = now() - t0;
+    t0 = now();
+    if (ilk_router_add_route(t->router, pattern, destination, NULL, NULL, NULL) != ILK_OK) { fprintf(stderr, "add %s: %s\n", pattern, ilk_errmsg()); exit(1); }
+    ilk_router_match(t->router, NULL, "/", 1, m);
+    adding[k] = now() - t0;
+  }
+  qsort(removing, N, sizeof removing[0], compare_doubles);
+  qsort(adding, N, sizeof adding[0], compare_doubles);
+  printf("{\"door\": \"C remove one route, then a lookup\", \"routes\": %d, \"remove_us\": %.1f, \"remove_range_us\": [%.1f, %.1f], "
+         "\"add_us\": %.1f, \"add_range_us\": [%.1f, %.1f]}\n", t->routes.count, removing[N / 2] * 1e6, removing[0] * 1e6,
+         removing[N - 1] * 1e6, adding[N / 2] * 1e6, adding[0] * 1e6, adding[N - 1] * 1e6);
+}
+
 int main(int argc, char **argv) {
   if (argc < 4 || (argc > 6 && argc != 9)) {
     fprintf(stderr, "usage: %s ROUTES REQUESTS TABLE [seconds] [threads] [BASE_ROUTES BASE_REQUESTS BASE_TABLE]\n", argv[0]);
@@ -255,6 +289,11 @@ int main(int argc, char **argv) {
   ilk_match_new(&m);
   int wrong = load(&measured, argv[1], argv[2]);
   if (wrong) { fprintf(stderr, "%d wrong answers\n", wrong); return 1; }
+
+  if (getenv("ILK_BENCH_CHANGES")) {
+    change_costs(&measured);
+    return 0;
+  }
 
   if (getenv("ILK_BENCH_PASSES")) {
     long passes = atol(getenv("ILK_BENCH_PASSES"));

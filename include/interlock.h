@@ -243,8 +243,8 @@ void ilk_router_free(ilk_router *router);
  * (ilk_errmsg names the problem, ilk_erroffset gives the byte offset in `pattern`); ILK_ECONFLICT
  * if a route with the same method, scheme, host and path shape exists (the message names it);
  * ILK_ELIMIT past the limits (64 optional variants, optional parts nested 64 deep, 256 segments,
- * a scheme or host of 255 bytes, 4,194,304 route ids; ilk_erroffset gives the offset of the part too
- * deep or too long). On failure the userdata stays the caller's.
+ * 256 parameters, 8 parameters in one segment, a scheme or host of 255 bytes, 4,194,304 route ids;
+ * ilk_erroffset gives the offset of the part too deep or too long). On failure the userdata stays the caller's.
  */
 int ilk_router_add_route(ilk_router *router, const char *pattern, ilk_destination_fn destination,
                          void *userdata, ilk_free_fn free_fn, uint32_t *route_id);
@@ -376,8 +376,10 @@ int ilk_router_route_id(const ilk_router *router, const char *name, uint32_t *ro
 int ilk_router_next_route(const ilk_router *router, uint32_t after, uint32_t *route_id);
 
 /**
- * Removes route `route_id`: lookups no longer find it (on any thread, once the call returns), its
- * name is free again, and its id is never given to another route. Its destination's userdata, its
+ * Removes route `route_id`: lookups on the calling thread no longer find it once the call returns,
+ * and on other threads once the table without it is compiled (until then they may answer from the
+ * table before; a resolve never runs a removed route's callbacks), its name is free again, and its
+ * id is never given to another route. Its destination's userdata, its
  * guard's, its interceptors' and its data are freed exactly once, when no resolve still runs them
  * (at once if none does). Only the part of the table the route lived in is compiled again.
  * Returns ILK_OK; ILK_ENOROUTE if no route has the id or it was removed already (the message
@@ -417,7 +419,8 @@ int ilk_router_compile(ilk_router *router);
  * gives no id away. A route's key=value pairs are its data (read them with
  * ilk_router_route_value); it has no destination until one is set (ilk_router_set_destination,
  * with the id ilk_router_route_id gives for its name). *count (may be NULL) receives the number of
- * routes added, 0 on failure. Returns ILK_OK; ILK_EPATTERN for a malformed line or pattern, a NUL
+ * routes added, 0 on failure. A method is a first token of upper-case letters followed by the
+ * pattern; columns count bytes. Returns ILK_OK; ILK_EPATTERN for a malformed line or pattern, a NUL
  * byte or bytes that are not UTF-8, ILK_ECONFLICT for a route or name that another has (in the
  * router or on an earlier line, which the message names), ILK_ELIMIT past the limits: ilk_errmsg
  * begins "line L, column C:" and ilk_erroffset gives the byte offset in `text`; ILK_EINVAL for a

@@ -92,7 +92,7 @@ public func ilk_router_compile(_ router: OpaquePointer?) -> Int32 {
 
 @_cdecl("ilk_router_load")
 public func ilk_router_load(
-    _ router: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ given: UInt, _ count: UnsafeMutablePointer<Int>?
+    _ router: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ given: UInt, _ count: UnsafeMutablePointer<UInt>?
 ) -> Int32 {
     count?.pointee = 0
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
@@ -101,7 +101,7 @@ public func ilk_router_load(
     return checked { () throws(InterlockError) in
         let file = try RouteFile.text(UnsafeRawBufferPointer(start: text, count: length))
         let added = try r.router.load(file)      // not on the right of `count?.pointee =`: skipped for NULL
-        count?.pointee = added.count
+        count?.pointee = UInt(added.count)
         return ILK_OK
     }
 }

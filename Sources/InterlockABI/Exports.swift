@@ -93,10 +93,11 @@ private func addRoute(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?, _ routeID: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    var owner: Userdata? = nil
     do {
         guard let pattern = try text(pattern, "pattern", code: .pattern) else { return invalid("pattern is NULL") }
         let id = try r.router.addRoute(pattern, name: text(name, "route name"))
-        let owner = freeFn.map { Userdata(userdata, free: $0) }
+        owner = freeFn.map { Userdata(userdata, free: $0) }
         if let destination {
             try r.router.setDestination(CCallback(function: destination, userdata: userdata, owner: owner).destination, for: id)
         }
@@ -104,6 +105,7 @@ private func addRoute(
         routeID?.pointee = id
         return ILK_OK
     } catch {
+        owner?.abandon()        // the route was removed meanwhile: the userdata stays the caller's
         return fail(error)
     }
 }

@@ -39,6 +39,21 @@ struct HostPatternTests {
         }
     }
 
+    @Test func wsDefaultsToPort80AndWssTo443() throws {
+        for r in Self.routers() {
+            let ws = try r.addRoute("ws://example.com:80/x")
+            let wss = try r.addRoute("wss://example.com:443/x")
+            #expect(try r.match("ws://example.com/x").routeMatch?.routeID == ws)
+            #expect(try r.match("wss://example.com/x").routeMatch?.routeID == wss)
+            #expect(try r.match("ws://example.com:443/x") == .notFound)
+        }
+    }
+
+    @Test func aWildcardHostCannotHaveAParameterCalledHost() {
+        let e = caught { () throws(InterlockError) in try Router().addRoute("https://*.example.com/u/:host") }
+        #expect(e?.code == .pattern && e?.message.contains("'host'") == true)
+    }
+
     @Test func anExactHostBeatsAWildcardALongerSuffixAShorterOneAndAnyWildcardNoHost() throws {
         for r in Self.routers() {
             let none = try r.addRoute("/p")

@@ -54,6 +54,18 @@ struct MixedSegmentTests {
         }
     }
 
+    /// A failure after a mixed segment does not try every other way of splitting the segment
+    /// (each split took the match limit's steps: 40 dots ran out of them).
+    @Test func aFailureAfterAMixedSegmentDoesNotRetryItsSplits() throws {
+        for r in Self.routers() {
+            try r.addRoute("GET /:a.:b.:c.:d/end")
+            let other = try r.addRoute("GET /:name/other")
+            let segment = String(repeating: "x.", count: 400) + "x"
+            #expect(try r.match("/\(segment)/other", method: "GET").routeMatch?.routeID == other)
+            #expect(try r.match("/\(segment)/end", method: "GET").routeMatch?["a"] == "x")
+        }
+    }
+
     @Test func malformedMixedSegments() throws {
         let r = Router()
         let side = caught { () throws(InterlockError) in try r.addRoute("/:a:b") }

@@ -76,6 +76,21 @@ struct RouteChangesTests {
         #expect(r.data(for: 99) == nil)
     }
 
+    /// A node compiled as a dispatch node, shrunk by removals into one regex, then grown into a
+    /// dispatch node again, is rebuilt from what it holds: the removed routes stay gone (the
+    /// dispatch node it had before was reused, and answered for them).
+    @Test func aNodeThatShrinksAndGrowsAgainForgetsWhatWasRemoved() throws {
+        for r in [Router(unitBudget: 2_000), Router(walkUnits: false, unitBudget: 2_000)] {
+            let first = try (0..<200).map { try r.addRoute("GET /k\($0)/:x") }
+            #expect(try r.match("/k100/a", method: "GET").routeMatch?.routeID == first[100])
+            for id in first { try r.removeRoute(id) }
+            #expect(try r.match("/k100/a", method: "GET") == .notFound)
+            for k in 0..<200 { try r.addRoute("GET /m\(k)/:x") }
+            #expect(try r.match("/k100/a", method: "GET") == .notFound)
+            #expect(try r.match("/m100/a", method: "GET").routeMatch?.pattern == "GET /m100/:x")
+        }
+    }
+
     @Test func compilingAheadLeavesNothingForTheFirstLookup() throws {
         let r = Router()
         for k in 0..<200 { try r.addRoute("GET /r\(k)/:id(\\d+)/x") }

@@ -43,6 +43,8 @@ struct RouteFileTests {
         let conflict = try #require(caught { () throws(InterlockError) in try r.load("/x/:a\n/y\n/x/:b\n") })
         #expect(conflict.code == .conflict && conflict.message.hasPrefix("line 3, column 1:") && conflict.message.contains("(line 1)"))
         #expect(r.count == 2)
+        let name = try #require(caught { () throws(InterlockError) in try r.load("/n1 name=a\n/n2 name=a\n") })
+        #expect(name.code == .conflict && name.message.hasPrefix("line 2, column 1:") && name.message.contains("(line 1)"))
         let outside = try #require(caught { () throws(InterlockError) in try r.load("/before\n") })
         #expect(outside.code == .conflict && outside.message.contains("(route 1)"))
     }

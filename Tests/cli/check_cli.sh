@@ -41,6 +41,9 @@ expect "check bad: a malformed line" 1 "bad.routes:2:6: empty segment" "$tool" c
 expect "check bad: a conflict names both lines" 1 "bad.routes:3:5: 'GET /users/:other' conflicts with 'GET /users/:id' (line 1)" "$tool" check "$dir/bad.routes"
 expect "check bad: a route that never wins" 1 "bad.routes:1:1: 'GET /users/:id' never wins '/users/x': line 4" "$tool" check "$dir/bad.routes"
 expect "check bad: the summary" 1 "2 routes, 3 problems" "$tool" check "$dir/bad.routes"
+tr -d '\r' < "$dir/bad.routes" | sed 's/$/\r/' > "$dir/crlf.routes"
+expect "check: a CRLF file, every line" 1 "crlf.routes:3:5: 'GET /users/:other' conflicts" "$tool" check "$dir/crlf.routes"
+expect "check: a CRLF file, the summary" 1 "2 routes, 3 problems" "$tool" check "$dir/crlf.routes"
 expect "check: a missing file" 2 "cannot read $dir/none.routes" "$tool" check "$dir/none.routes"
 expect "match: a route" 0 '{"uri":"/users/7","route":1,"name":"user","pattern":"GET /users/:id","params":{"id":"7"}}' "$tool" match "$dir/good.routes" -X GET /users/7
 expect "match: a method not allowed" 0 '"status":"method not allowed","allowed":["GET"]' "$tool" match "$dir/good.routes" -X PUT /users/7

@@ -412,8 +412,9 @@ public final class Matcher {
             while i < p.upperBound { subject[n] = uri[i]; n += 1; i += 1 }
             return n
         }
-        // A scheme with a host is http, https, ws or wss: "s" last is the secure one.
-        let secure = scheme.count > 0 && subject[scheme.upperBound - 1] == 0x73
+        // A scheme with a host is http, https, ws or wss: the secure ones are https and wss (five
+        // and three bytes, "s" last; ws is two).
+        let secure = (scheme.count == 5 || scheme.count == 3) && subject[scheme.upperBound - 1] == 0x73
         for c in (secure ? "443" : "80").utf8 { subject[n] = c; n += 1 }
         return n
     }

@@ -14,8 +14,9 @@
 //   constrained  /(?C"i")([^/\n]++)
 //                the callout runs the unit's constraint i on the segment alone (see Constraint.swift)
 //   catch-all    (?:/([^\n]*+))?
-//   mixed        /text([^/\n]+?)text([^/\n]+?)(?C"i:g")...   (":a" lazy: as few bytes as let the rest
-//                match; a constrained one's callout runs constraint i on capture g alone)
+//   mixed        /(?>text([^/\n]+?)text([^/\n]+?)(?C"i:g")...(?=[/\n]))   (":a" lazy: as few bytes as
+//                let the rest of the segment match, the first such split kept; a constrained one's
+//                callout runs constraint i on capture g alone)
 //                /text([^\n]*+)                               (a catch-all after text)
 
 struct RegexEmitter {
@@ -72,7 +73,12 @@ struct RegexEmitter {
             return (group + 1, captured)
         case .mixed(let pieces):
             out.append(slash)
+            // Within its segment, atomic: the first way of splitting the segment among its
+            // parameters is the one kept, so a failure further on does not try every other way.
+            let segmentOnly = pieces.last != .catchAll
+            if segmentOnly { put("(?>") }
             let next = try emitMixed(pieces, group: group)
+            if segmentOnly { put("(?=[/\\n]))") }
             captured += Array(group..<next)
             return (next, captured)
         }

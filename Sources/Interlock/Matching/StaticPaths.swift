@@ -222,13 +222,13 @@ struct StaticPaths: @unchecked Sendable {
                     filter: UnsafePointer(filter.words), filterMask: filter.mask)
     }
 
-    /// The table after the paths in `changed` changed (buckets not touched are shared).
     /// Whether the table holds a path's node: it has routes, and none with a wildcard host or a
     /// port (the tree answers for such a path: the table compares hosts byte for byte).
     static func holds(_ node: TreeNode) -> Bool {
         !node.leaves.isEmpty && node.leaves.allSatisfy(\.route.plainOrigin)
     }
 
+    /// The table after the paths in `changed` changed (buckets not touched are shared).
     static func update(_ previous: StaticPaths, tree: RouteTree, changed: Set<[UInt8]>) -> StaticPaths {
         let count = max(1, LiteralBuckets.bucketCount(for: tree.staticNodes.count) / 2)
         let fold = tree.caseInsensitive

@@ -35,6 +35,9 @@ struct TableCompiler {
             result = .dispatch(try dispatch(node))
         }
         node.compiled = result
+        // A dispatch node is updated from the last one only while the node stays one: after a
+        // spell as a unit (removals shrank it), the last one lacks what changed meanwhile.
+        if case .dispatch = result {} else { node.lastDispatch = nil }
         node.clearChanges()
         return result
     }
@@ -127,6 +130,7 @@ struct TableCompiler {
                 end += 1
             }
             var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
+            if let first = leaves.first { emitter.naming(first.route.pattern.source) }     // for a constraint's error
             let (g, cap) = try emitter.emitEntry(entry, group: 1, captured: [])
             try emitter.emitAlternatives(leaves: Array(leaves[start..<end]), children: [], group: g, captured: cap)
             units.append(try unit(emitter))

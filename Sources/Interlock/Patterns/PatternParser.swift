@@ -75,6 +75,9 @@ struct PatternParser {
         for variant in variants where variant.count > maximumPatternSegments {
             throw InterlockError(.limit, "pattern has more than \(maximumPatternSegments) segments", offset: 0)
         }
+        if host?.hasPrefix("*.") == true, names.contains("host") {
+            throw fail("a pattern with a wildcard host cannot name a parameter 'host': url_for takes the host by that name", 0)
+        }
         return RoutePattern(source: source, method: method, scheme: scheme, host: host, port: port,
                             variants: variants, parameterNames: trimmed(names), strictSlash: strictSlash)
     }

@@ -104,7 +104,7 @@ extension Router.State {
     ///   every id was given.
     mutating func add(_ parsed: RoutePattern, name: String?, data: RouteData? = nil) throws(InterlockError) -> Route {
         if let name, let other = routesByName[name] {
-            throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)'")
+            throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)' (route \(other.id))")
         }
         guard routes.count < maximumRoutes else {
             throw InterlockError(.limit, "router already gave out \(maximumRoutes) route ids")

@@ -21,10 +21,11 @@ struct Check: ParsableCommand {
         var lineOf: [RouteID: Int] = [:]
         var problems = 0
         // Line by line, so that every bad line is reported, each against the routes before it.
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // By bytes: "\r\n" is one Character, so a split on "\n" would not split a CRLF file.
+        for (index, line) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
             do {
-                for id in try router.load(String(line)) { lineOf[id] = number }
+                for id in try router.load(String(decoding: line, as: UTF8.self)) { lineOf[id] = number }
             } catch {
                 var message = error.message.replacing("line 1, column ", with: "line \(number), column ")
                 for (id, other) in lineOf { message = message.replacing("(route \(id))", with: "(line \(other))") }

@@ -8,7 +8,7 @@ struct Match: ParsableCommand {
         abstract: "Match URIs against a route file: one JSON line an answer.",
         discussion: """
             URIs are the arguments, or standard input's lines when there is none or one is "-". Each \
-            answer is {"uri", "route", "name", "pattern", "params", "query"} for a match, {"uri", \
+            answer is {"uri", "route", "name", "pattern", "params"} for a match, {"uri", \
             "status": "not found"}, {"uri", "status": "method not allowed", "allowed"}, or \
             {"uri", "error", "offset"} for a malformed URI.
             """
@@ -24,11 +24,10 @@ struct Match: ParsableCommand {
 
     func run() throws {
         let (router, _) = try file.router()
-        let matcher = Matcher()
         var out = ""
         out.reserveCapacity(1 << 16)
         func answer(_ uri: String) {
-            out += line(for: uri, router, matcher) + "\n"
+            out += line(for: uri, router) + "\n"
             if out.utf8.count >= 1 << 16 { FileHandle.standardOutput.write(Data(out.utf8)); out = "" }
         }
         if uris.isEmpty || uris == ["-"] {
@@ -40,7 +39,7 @@ struct Match: ParsableCommand {
     }
 
     /// The JSON answer for one URI.
-    private func line(for uri: String, _ router: Router, _ matcher: Matcher) -> String {
+    private func line(for uri: String, _ router: Router) -> String {
         do {
             switch try router.match(uri, method: method) {
             case .matched(let m):

@@ -17,12 +17,12 @@ Patterns, URI rules, precedence and the pipeline are the library's: see the proj
 from ._native import EXPECTED_VERSION as __version__
 from ._router import (Abort, CallbackError, ConflictError, Error, InvalidArgumentError,
                       LimitError, LoggingInterceptor, Match, MatchList, MethodNotAllowedError, PatternError,
-                      QueryDict, Request, Response, Result, Router, Status, TraceEntry, URIError,
+                      QueryDict, Request, Response, Result, RouteInfo, Router, Routes, Status, TraceEntry, URIError,
                       UnknownRouteError, ValidateStatus, chain_after, chain_before, chain_in_order)
 
 __all__ = [
     "Abort", "CallbackError", "ConflictError", "Error", "InvalidArgumentError", "LimitError",
     "LoggingInterceptor", "Match", "MatchList", "MethodNotAllowedError", "PatternError", "QueryDict",
-    "Request", "Response", "Result", "Router", "Status", "TraceEntry", "URIError", "UnknownRouteError",
-    "ValidateStatus", "__version__", "chain_after", "chain_before", "chain_in_order",
+    "Request", "Response", "Result", "RouteInfo", "Router", "Routes", "Status", "TraceEntry", "URIError",
+    "UnknownRouteError", "ValidateStatus", "__version__", "chain_after", "chain_before", "chain_in_order",
 ]

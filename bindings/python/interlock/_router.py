@@ -1,5 +1,6 @@
 """The Router: routes, the fast path (match, match_many) and the pipeline (resolve). Values are
-_values.py's, the packed text is read by _wire.py, callbacks are _callbacks.py's trampolines.
+_values.py's, the packed text is read by _wire.py, callbacks are _callbacks.py's trampolines;
+changing routes, route data and what the router knows of its routes are _changes.py's.
 
 The public names of `__all__` are importable from here as before the package was split by concern
 (__init__.py takes them from here)."""
@@ -9,20 +10,22 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from ctypes import byref, c_char_p, c_size_t, c_uint32, c_void_p
+from ctypes import byref, c_size_t, c_uint32, c_void_p
 from typing import Any, Callable, Optional, Sequence, Union
 
 from . import _interceptors, _slot, _text, _values, _wire
 from . import _native as n
-from ._callbacks import Destination, _Context, _destination, _filter, _guard, _local, _name_value_arrays
+from ._callbacks import Destination, _Context, _destination, _filter, _local, _name_value_arrays
+from ._changes import RouteInfo, Routes, _Changes, _free_router
 from ._errors import (UINT, UINT32, Abort, CallbackError, ConflictError, Error, InvalidArgumentError, LimitError,
                       MethodNotAllowedError, PatternError, UnknownRouteError, URIError, _bool_arg, _callable_arg,
-                      _check, _int_arg, _raise, _wrong_type)
+                      _check, _int_arg, _raise)
 from ._interceptors import LoggingInterceptor, ValidateStatus, chain_after, chain_before, chain_in_order
-from ._native import lib, text
+from ._native import lib
 from ._slot import _LENGTHS, _MATCHED, _SLOT_BUFFER, _match_packed, _match_params, _MatchSlot, _resolve, _result_free
 from ._text import _b, _method_b, _uri_b
-from ._values import Match, MatchList, QueryDict, Result, Status, TraceEntry
+from ._matches import Match, MatchList
+from ._values import QueryDict, Result, Status, TraceEntry
 from ._wire import param_dict as _param_dict
 
 # Names whose methods the hot paths call (`_METHODS.get(...)`, `Response._of(...)`), bound by
@@ -36,8 +39,8 @@ Request, Response = _values.Request, _values.Response
 __all__ = [
     "Abort", "CallbackError", "ConflictError", "Error", "InvalidArgumentError", "LimitError",
     "LoggingInterceptor", "Match", "MethodNotAllowedError", "PatternError", "Request", "Response", "Result",
-    "Router", "Status", "TraceEntry", "URIError", "UnknownRouteError", "ValidateStatus", "chain_after",
-    "chain_before", "chain_in_order",
+    "RouteInfo", "Router", "Routes", "Status", "TraceEntry", "URIError", "UnknownRouteError", "ValidateStatus",
+    "chain_after", "chain_before", "chain_in_order",
 ]
 
 
@@ -46,8 +49,9 @@ _NOT_FOUND = n.NOT_FOUND
 _EMPTY_QUERY = QueryDict._of([])     # a Result's own query, unused: a resolve's is its request's
 
 
-class Router:
-    """A route table with its pipeline. Safe to use from several threads at once."""
+class Router(_Changes):
+    """A route table with its pipeline. Safe to use from several threads at once. Removing and
+    replacing routes, route data, `routes` and `compile` are _Changes' (_changes.py)."""
 
     def __init__(self, case_insensitive: bool = False, strict_slash: bool = False) -> None:
         handle = c_void_p()
@@ -58,10 +62,8 @@ class Router:
         self._keep: list[Any] = []          # callbacks the library holds, alive as long as the router
         self._lock = threading.Lock()
         self._slots = threading.local()
-        # Route id -> (id, name, pattern): the head of every Match for that route, so that a match
-        # makes its Match by adding the parameters to it.
-        self._routes: dict[int, tuple[int, Optional[str], str]] = {}
-        self._finalizer = weakref.finalize(self, lib.ilk_router_free, handle.value)
+        self._init_changes()                # route names, heads and data, and their free functions
+        self._finalizer = weakref.finalize(self, _free_router, handle.value, (self._free_object, self._free_held))
         self._pointer: Optional[int] = handle.value
 
     # -- lifecycle
@@ -93,31 +95,34 @@ class Router:
     # -- routes
 
     def add_route(self, pattern: str, fn: Optional[Destination] = None, name: Optional[str] = None,
-                  guard: Optional[Callable[[Request], bool]] = None) -> int:
-        """Adds a route; returns its id. Raises PatternError (with `offset`) or ConflictError, and
+                  guard: Optional[Callable[[Request], bool]] = None, *, data: Any = None) -> int:
+        """Adds a route; returns its id. `data`, any object, is the route's data (`set_route_data`),
+        set right after the route is added. Raises PatternError (with `offset`) or ConflictError, and
         TypeError for an argument of the wrong type (a `fn` or `guard` that is not callable)."""
         pattern_b, name_b = self._route_args(pattern, name, guard)
         if fn is not None:
             _callable_arg(fn, "fn (the destination)")
-        callback = self._retain(n.DESTINATION_FN(_destination(self, fn))) if fn is not None else n.DESTINATION_FN()
+        # The destination is held under a token the library gets as its userdata: it lets go of it
+        # (_free_held) once the route is removed and no resolve runs it, or the router is freed.
+        callback = n.DESTINATION_FN(_destination(self, fn)) if fn is not None else n.DESTINATION_FN()
+        token, free = (self._hold(callback), self._free_held) if fn is not None else (None, None)
         route_id = c_uint32()
         if name is None:
-            _check(lib.ilk_router_add_route(self._h, pattern_b, callback, None, None, byref(route_id)))
+            rc = lib.ilk_router_add_route(self._h, pattern_b, callback, token, free, byref(route_id))
         else:
-            _check(lib.ilk_router_add_named_route(self._h, pattern_b, name_b, callback, None, None, byref(route_id)))
-        if guard is not None:
-            self._set_guard(route_id.value, guard)
+            rc = lib.ilk_router_add_named_route(self._h, pattern_b, name_b, callback, token, free, byref(route_id))
+        self._added(rc, token, route_id.value, name, guard, data)
         return route_id.value
 
-    def route(self, pattern: str, name: Optional[str] = None,
-              guard: Optional[Callable[[Request], bool]] = None) -> Callable[[Destination], Destination]:
+    def route(self, pattern: str, name: Optional[str] = None, guard: Optional[Callable[[Request], bool]] = None,
+              *, data: Any = None) -> Callable[[Destination], Destination]:
         """Decorator form of `add_route`: returns the function, with the route's id as its
         `route_id` attribute."""
         self._route_args(pattern, name, guard)
 
         def register(fn: Destination) -> Destination:
             _callable_arg(fn, "fn (the destination)")
-            route_id = self.add_route(pattern, fn, name=name, guard=guard)
+            route_id = self.add_route(pattern, fn, name=name, guard=guard, data=data)
             try:
                 fn.route_id = route_id  # type: ignore[attr-defined]
             except AttributeError:
@@ -139,20 +144,6 @@ class Router:
         _check(lib.ilk_router_set_default(self._h, callback, None, None))
         return fn
 
-    def _set_guard(self, route_id: int, guard: Callable[[Request], bool]) -> None:
-        _check(lib.ilk_router_set_guard(self._h, route_id, self._retain(n.GUARD_FN(_guard(self, guard))), None, None))
-
-    def _route_info(self, route_id: int) -> tuple[int, Optional[str], str]:
-        """(route id, name, pattern) of a route, asked of the library once."""
-        info = self._routes.get(route_id)
-        if info is None:
-            name, pattern = c_char_p(), c_char_p()
-            _check(lib.ilk_router_route_name(self._h, route_id, byref(name)))
-            _check(lib.ilk_router_route_pattern(self._h, route_id, byref(pattern)))
-            info = (route_id, text(name.value), text(pattern.value) or "")
-            self._routes[route_id] = info
-        return info
-
     def _request(self, pointer: int, ctx: _Context) -> Request:
         return Request(pointer, ctx.state, self)
 
@@ -165,7 +156,7 @@ class Router:
         try:
             return self._slots.slot
         except AttributeError:
-            slot = self._slots.slot = _MatchSlot()
+            slot = self._slots.slot = self._new_slot()
             return slot
 
     def match(self, uri: str, method: Optional[str] = None) -> Optional[Match]:
@@ -217,7 +208,12 @@ class Router:
                 params = _param_dict(parts)
         else:
             params = dict(_match_params(slot.handle))
-        return _new_tuple(Match, (self._routes.get(route_id) or self._route_info(route_id)) + (params,))
+        # The route's head (id, name, pattern) as this thread last matched it; none for a route
+        # with data, or one changed since (_changes.py).
+        head = slot.routes.get(route_id)
+        if head is None:
+            return self._matched(slot, route_id, params)
+        return _new_tuple(Match, head + (params,))
 
     def match_many(self, uris: Sequence[str],
                    method: Union[None, str, Sequence[Optional[str]]] = None) -> "MatchList":
@@ -267,21 +263,9 @@ class Router:
         composition or a built-in) globally or to a route's scope (its name or id)."""
         self._add_interceptor(interceptor, route, response=True)
 
-    def _route_id(self, route: Union[int, str, None]) -> int:
-        if route is None:
-            return 0
-        if not isinstance(route, str):
-            if isinstance(route, bool) or not isinstance(route, int):
-                raise _wrong_type("route", route, "a route's id (int), its name (str) or None")
-            return _int_arg(route, "route", UINT32)
-        for route_id in range(1, len(self) + 1):
-            if self._route_info(route_id)[1] == route:
-                return route_id
-        raise UnknownRouteError(f"no route is named '{route}'", n.ENOROUTE)
-
     def _add_interceptor(self, interceptor: Any, route: Union[int, str, None], response: bool) -> None:
         _interceptors._check_interceptor(interceptor, "interceptor")
-        route_id = self._route_id(route)
+        route_id = 0 if route is None else self._route_arg(route, "route")
         handle = _interceptors._handle(self, interceptor, response)
         try:
             _check(lib.ilk_router_add_interceptor(self._h, handle, route_id))
@@ -346,6 +330,8 @@ class Router:
         # One library call: the packed text (everything but the body), then the body.
         status, error, headers, trace, redirects, allowed, parts, i, body = _wire.result(r)
         request = Request._unpacked(parts, i, ctx.state, self)
+        if self._objects:   # some route has data: this one's, held by the result until it is freed
+            request.__dict__["route_data"] = self._result_data(r)
         response = Response._of(status, body, headers)
         response.request = request
         return Result(

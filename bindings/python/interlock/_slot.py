@@ -34,6 +34,11 @@ class _MatchSlot:
         # Where ilk_router_match_requests says where a batch's answers lie (match_many).
         self.view = n.MatchBatchView()
         self.view_ref = byref(self.view)
+        # Route id -> (id, name, pattern), the head `match` makes a Match of by adding the
+        # parameters, of the routes without data (`routes`: the fast path's) and with
+        # (`data_routes`), remembered and forgotten as _changes.py says.
+        self.routes: dict[int, tuple[int, Optional[str], str]] = {}
+        self.data_routes: dict[int, tuple[int, Optional[str], str]] = {}
         self._finalizer = weakref.finalize(self, _free_slot, handle.value, batch.value)
 
 

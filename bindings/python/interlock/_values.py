@@ -1,11 +1,10 @@
-"""The values the package hands out and takes: Status, QueryDict, Response, Request, TraceEntry,
-Result, Match and MatchList. They are read from the library's packed text (_wire.py), each when
-first used: most callers read few fields or none."""
+"""The values the package hands out and takes: Status, QueryDict, Response, Request, TraceEntry
+and Result (Match and MatchList are _matches.py's). They are read from the library's packed text
+(_wire.py), each when first used: most callers read few fields or none."""
 
 from __future__ import annotations
 
 import enum
-import operator
 import threading
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
@@ -14,7 +13,6 @@ from . import _wire
 from ._errors import INT, _check, _int_arg, _mapping_arg, _wrong_type
 from ._native import lib
 from ._text import _b, _body, _headers
-from ._wire import param_dict as _param_dict
 
 if TYPE_CHECKING:
     from ._router import Router
@@ -23,7 +21,7 @@ if TYPE_CHECKING:
 # thread, and the library's request is not to be read from two threads at once (reentrant: a
 # finalizer run during a copy may read another request).
 _lending = threading.RLock()
-_new_tuple = tuple.__new__
+_UNREAD = object()
 
 
 class Status(enum.Enum):
@@ -168,8 +166,8 @@ class Request:
         # Called only for an attribute not set: a field not read yet reads them all. The text is
         # let go of after the fields are set, and reading twice changes nothing (`_read` keeps
         # what is set), so two threads reading a shared result's request at once both get them.
+        d = self.__dict__
         if name in Request._FIELDS:
-            d = self.__dict__
             packed = d.get("_packed")
             if packed is None and "_lent" in d:
                 if name == "state":     # the resolve's, known without the library's request
@@ -182,6 +180,20 @@ class Request:
                 return d[name]
         raise AttributeError(f"'Request' object has no attribute {name!r}")
 
+    @property
+    def route_data(self) -> Any:
+        """The route's data (`Router.set_route_data`) as the resolve matched it, or None: read
+        through the library's request while a callback has it (ilk_request_route_data), else as
+        kept when the request outlived its callback, or read with the result."""
+        d = self.__dict__
+        found = d.get("route_data", _UNREAD)
+        if found is _UNREAD:
+            with _lending:
+                lent = d.get("_lent")
+                router = lent[2] if lent is not None else None
+                found = d.setdefault("route_data", router._request_data(lent[0]) if router is not None else None)
+        return found
+
     def _keep(self) -> Optional[tuple[list[str], int, dict[str, Any], Optional["Router"]]]:
         """A lent request's text, copied from the library now (while its callback runs) and held
         in place of the pointer; None once the request holds its fields (or the text) already."""
@@ -191,6 +203,8 @@ class Request:
             if lent is None:
                 return d.get("_packed")
             pointer, state, router = lent
+            if router is not None and router._objects:    # some route has data: keep this one's
+                d.setdefault("route_data", router._request_data(pointer))
             packed = d["_packed"] = (_wire.request_text(pointer), 0, state, router)
             return packed
 
@@ -202,7 +216,7 @@ class Request:
         fields = {
             "uri": uri, "method": method, "scheme": scheme, "host": host, "port": port, "path": path,
             "fragment": fragment, "pattern": pattern, "route_id": route_id,
-            "route": router._route_info(route_id)[1] if router is not None and route_id else None,
+            "route": router._route_name(route_id) if router is not None and route_id else None,
             "params": dict(params),
             "query": QueryDict._of(query),
             "metadata": dict(metadata),
@@ -324,80 +338,3 @@ class Result:
     def __repr__(self) -> str:
         return (f"Result(status={self.status}, route={self.route!r}, params={self.params!r}, "
                 f"response={self.response!r}, error={self.error!r})")
-
-
-class Match(NamedTuple):
-    """A route that matched (`Router.match`). A named tuple: cheap to make on the fast path."""
-
-    route_id: int
-    route: Optional[str]
-    pattern: str
-    params: dict[str, str]
-
-
-class MatchList(Sequence[Optional[Match]]):
-    """The answers of `Router.match_many`, in order: a `Match` for each URI that matched, None for
-    the others (`status(i)` tells why: NOT_FOUND, or METHOD_NOT_ALLOWED where routes match the URI
-    only under other methods). The answers are held as the library laid them out (one bytes
-    object) and made into `Match` values when read, so a batch costs little more than the
-    lookups; `route_ids()` reads every id at once."""
-
-    __slots__ = ("_router", "_count", "_blob", "_views")
-
-    def __init__(self, router: "Router", blob: bytes, count: int) -> None:
-        self._router, self._blob, self._count = router, blob, count
-        self._views: Optional[_wire.BatchViews] = None
-
-    def _parts(self) -> _wire.BatchViews:
-        """Statuses, route ids, offsets and text (_wire.batch_views): cut when first read, since a
-        caller that reads nothing need not pay for it."""
-        views = self._views
-        if views is None:
-            views = self._views = _wire.batch_views(self._blob, self._count)
-        return views
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __getitem__(self, index: Any) -> Any:
-        if type(index) is int and 0 <= index < self._count:
-            return self._at(index)
-        if isinstance(index, slice):
-            return [self._at(i) for i in range(*index.indices(self._count))]
-        return self._at(self._index(index))
-
-    def _index(self, index: Any) -> int:
-        """`index` (an int, or what has `__index__`; negative from the end) as an answer's index."""
-        if type(index) is not int:
-            try:
-                index = operator.index(index)
-            except TypeError:
-                raise _wrong_type("MatchList index", index, "an int or a slice") from None
-        if not -self._count <= index < self._count:
-            raise IndexError("MatchList index out of range")
-        return index if index >= 0 else index + self._count
-
-    def status(self, index: int) -> Status:
-        """How answer `index` came out: Status.OK (a Match), Status.NOT_FOUND (no route matches
-        the URI) or Status.METHOD_NOT_ALLOWED (routes match it only under other methods: `match`
-        on that URI raises MethodNotAllowedError naming them)."""
-        return _STATUS_OF[self._parts()[0][self._index(index)]]
-
-    def _at(self, i: int) -> Optional[Match]:
-        statuses, ids, offsets, text = self._parts()
-        if statuses[i] != n.OK:
-            return None
-        parts = str(text[offsets[i]:offsets[i + 1]], "utf-8").split("\0")
-        return _new_tuple(Match, self._router._route_info(ids[i]) + (_param_dict(parts),))
-
-    def route_ids(self) -> list[int]:
-        """Every answer's route id at once, 0 where none matched."""
-        return self._parts()[1].tolist()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (MatchList, list, tuple)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return f"MatchList({list(self)!r})"

@@ -128,7 +128,7 @@ def accepted(c_type: str, header: str) -> tuple[Any, ...]:
         return SCALARS[c_type]
     bare = " ".join(t for t in c_type.split() if t != "const")
     if bare in callback_types(header):
-        # A callback argument; ilk_free_fn is only ever passed as NULL, so c_void_p is enough.
+        # A callback argument; an ilk_free_fn may be declared c_void_p, which takes a FREE_FN too.
         own = getattr(_native, fn_name(bare), None)
         return (own, c_void_p) if bare == "ilk_free_fn" else (own,)
     m = re.fullmatch(r"(ilk_\w+)((?: \*)+)", bare)
@@ -219,7 +219,10 @@ def mismatches(header: str) -> list[str]:
             continue
         ret, args = prototypes[name]
         for f in objects:
-            if f.restype not in accepted(ret, header):
+            restype = f.restype
+            if isinstance(restype, type) and restype.__bases__[0] in (c_void_p, c_char_p):
+                restype = restype.__bases__[0]   # the same C type, which ctypes returns unconverted
+            if restype not in accepted(ret, header):
                 out.append(f"{name} returns {type_name(f.restype)} in the package, {ret} in the header")
             if f.argtypes is None:
                 continue          # called with arguments already of the C types (the hot paths)

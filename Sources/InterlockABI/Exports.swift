@@ -141,7 +141,7 @@ public func ilk_router_route_name(
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let name else { return invalid("name is NULL") }
-    guard let route = r.router.route(id) else { return fail(InterlockError(.unknownRoute, "no route has id \(id)")) }
+    guard let route = r.router.route(id) else { return fail(r.router.unknownRoute(id)) }
     name.pointee = route.nameCString.map { UnsafePointer($0) }
     return ILK_OK
 }
@@ -153,7 +153,7 @@ public func ilk_router_route_pattern(
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let pattern else { return invalid("pattern is NULL") }
     guard let route = r.router.route(id) else {
-        return fail(InterlockError(.unknownRoute, "no route has id \(id)"))
+        return fail(r.router.unknownRoute(id))
     }
     pattern.pointee = UnsafePointer(route.patternCString)
     return ILK_OK

@@ -1009,6 +1009,9 @@ static void test_changing_routes(void) {
   CHECK(strstr(ilk_errmsg(), "route 1 was removed") != NULL);
   CHECK_EQ_INT(ilk_router_replace_route(r, a, "/x"), ILK_ENOROUTE);
   CHECK_EQ_INT(ilk_router_route_pattern(r, a, &text), ILK_ENOROUTE);
+  CHECK(strstr(ilk_errmsg(), "route 1 was removed") != NULL);
+  CHECK_EQ_INT(ilk_router_route_name(r, a, &text), ILK_ENOROUTE);
+  CHECK(strstr(ilk_errmsg(), "route 1 was removed") != NULL);
   CHECK_EQ_INT(ilk_router_remove_route(r, 1000), ILK_ENOROUTE);
   CHECK(strstr(ilk_errmsg(), "no route has id 1000") != NULL);
   CHECK_EQ_INT(ilk_router_add_named_route(r, "GET /a/:x", "a", NULL, NULL, NULL, &id), ILK_OK);

@@ -91,6 +91,14 @@ extension Router {
         _ = try treeLock.withLock { (_: inout Void) throws(InterlockError) in try compileTable() }
     }
 
+    /// The error for an id no route has: it says whether the route was removed (for the C door).
+    package func unknownRoute(_ id: RouteID) -> InterlockError {
+        state.withLock { s in
+            do throws(InterlockError) { try s.checkRoute(id) } catch { return error }
+            return InterlockError(.unknownRoute, "no route has id \(id)")
+        }
+    }
+
     /// The variants `route` was inserted with (a route keeps its pattern's text, not its parsed
     /// variants: parsing it again gives them).
     private func variants(of route: Route) throws(InterlockError) -> [[PatternSegment]] {

@@ -45,6 +45,12 @@ tr -d '\r' < "$dir/bad.routes" | sed 's/$/\r/' > "$dir/crlf.routes"
 expect "check: a CRLF file, every line" 1 "crlf.routes:3:5: 'GET /users/:other' conflicts" "$tool" check "$dir/crlf.routes"
 expect "check: a CRLF file, the summary" 1 "2 routes, 3 problems" "$tool" check "$dir/crlf.routes"
 expect "check: a missing file" 2 "cannot read $dir/none.routes" "$tool" check "$dir/none.routes"
+expect "explain: the winner" 0 "/users/7 -> line 2: GET /users/:id  [id=7]" "$tool" explain "$dir/good.routes" /users/7 -X GET
+expect "explain: a route whose path ends first" 0 "line 3: POST /users  -- the path goes on at segment 2" "$tool" explain "$dir/good.routes" /users/7 -X GET
+printf 'GET /users/:id\nGET /users/:id(.+)\n' > "$dir/explain.routes"
+expect "explain: why the winner won" 0 "why: at segment 2, a parameter constrained by (.+) before a parameter (route 1)" "$tool" explain "$dir/explain.routes" /users/7 -X GET
+expect "explain --json" 0 '"answer":{"status":"method not allowed","allowed":["GET"]}' "$tool" explain --json "$dir/good.routes" /users/7 -X PUT
+expect "explain: a malformed URI" 1 "bad percent-escape" "$tool" explain "$dir/good.routes" /a%zz
 expect "match: a route" 0 '{"uri":"/users/7","route":1,"name":"user","pattern":"GET /users/:id","params":{"id":"7"}}' "$tool" match "$dir/good.routes" -X GET /users/7
 expect "match: a method not allowed" 0 '"status":"method not allowed","allowed":["GET"]' "$tool" match "$dir/good.routes" -X PUT /users/7
 expect "match: a malformed URI" 0 '{"uri":"/a%zz","error":"bad percent-escape in path","offset":2}' "$tool" match "$dir/good.routes" /a%zz

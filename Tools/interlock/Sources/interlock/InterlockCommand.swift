@@ -7,9 +7,9 @@ import Interlock
 struct InterlockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "interlock",
-        abstract: "Check route files, match URIs, build URLs and count a log's requests by route.",
+        abstract: "Check route files, explain and match URIs, build URLs and count a log's requests by route.",
         discussion: "Exit status: 0 when all is well, 1 when the routes or URIs have problems, 2 when a file cannot be read.",
-        subcommands: [Check.self, Match.self, URL.self, Count.self]
+        subcommands: [Check.self, Explain.self, Match.self, URL.self, Count.self]
     )
 }
 

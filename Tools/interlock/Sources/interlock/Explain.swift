@@ -1,0 +1,70 @@
+import ArgumentParser
+import Interlock
+
+/// `interlock explain ROUTES URI`: why a URI ends where it does.
+struct Explain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Explain a match: the routes tried, in order, why each did or did not take the URI, and why the winner won.",
+        discussion: "Each route is shown with its line in the route file. --json prints the same as one JSON object."
+    )
+
+    @OptionGroup var file: RouteFileOptions
+
+    @Argument(help: "The URI to explain.")
+    var uri: String
+
+    @Option(name: [.customShort("X"), .long], help: "The request method (none: any method).")
+    var method: String?
+
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+
+    func run() throws {
+        let (router, ids) = try file.router()
+        // The route file's lines, for naming routes the way their author sees them.
+        let text = try readFile(file.routes)
+        let lines = Dictionary(uniqueKeysWithValues: zip(ids, (try? RouteFile.parse(text).map(\.line)) ?? []))
+        let explanation: MatchExplanation
+        do {
+            explanation = try router.explain(uri, method: method)
+        } catch {
+            printError("interlock: \(uri): \(error.description)")
+            throw ExitCode(1)
+        }
+        if json { return print(jsonText(explanation, lines)) }
+        switch explanation.answer {
+        case .matched(let m):
+            let params = m.parameters.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+            print("\(uri) -> line \(lines[m.routeID] ?? 0): \(m.pattern)\(params.isEmpty ? "" : "  [\(params)]")")
+        case .notFound:
+            print("\(uri) -> no route")
+        case .methodNotAllowed(let allowed):
+            print("\(uri) -> method not allowed; allowed: \(allowed.joined(separator: ", "))")
+        }
+        if let reason = explanation.reason { print("why: \(reason)") }
+        print("tried, in order:")
+        for c in explanation.candidates {
+            let mark = c.rejection == nil ? "*" : " "
+            print(" \(mark) line \(lines[c.routeID] ?? 0): \(c.pattern)  -- \(c.rejection.map(\.description) ?? "takes it")")
+        }
+        if explanation.truncated { print("   (more routes were tried)") }
+    }
+
+    private func jsonText(_ e: MatchExplanation, _ lines: [RouteID: Int]) -> String {
+        var answer: String
+        switch e.answer {
+        case .matched(let m):
+            let params = m.parameters.map { "\(Interlock_json($0.name)):\(Interlock_json($0.value))" }.joined(separator: ",")
+            answer = "{\"route\":\(m.routeID),\"line\":\(lines[m.routeID] ?? 0),\"params\":{\(params)}}"
+        case .notFound: answer = "{\"status\":\"not found\"}"
+        case .methodNotAllowed(let allowed):
+            answer = "{\"status\":\"method not allowed\",\"allowed\":[\(allowed.map(Interlock_json).joined(separator: ","))]}"
+        }
+        let candidates = e.candidates.map { c in
+            "{\"route\":\(c.routeID),\"line\":\(lines[c.routeID] ?? 0),\"pattern\":\(Interlock_json(c.pattern)),"
+                + "\"takes\":\(c.rejection == nil),\"why_not\":\(c.rejection.map { Interlock_json($0.description) } ?? "null")}"
+        }
+        return "{\"uri\":\(Interlock_json(uri)),\"answer\":\(answer),\"reason\":\(e.reason.map(Interlock_json) ?? "null"),"
+            + "\"candidates\":[\(candidates.joined(separator: ","))],\"truncated\":\(e.truncated)}"
+    }
+}

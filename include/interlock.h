@@ -444,6 +444,20 @@ int ilk_router_set_destination(ilk_router *router, uint32_t route_id, ilk_destin
  */
 const char *ilk_router_route_value(const ilk_router *router, uint32_t route_id, const char *key);
 
+/**
+ * Explains the lookup of `uri` (`uri_len` bytes of UTF-8) under `method` (NULL or "" for any): the
+ * answer ilk_router_match gives, the routes a lookup tries in the order it tries them (at most 200),
+ * each with the first thing that kept it from the request, and why the winner beat the next route
+ * that would take it. Writes it as one JSON object, NUL-terminated, into `buffer` (`capacity`
+ * bytes): {"answer": {"route", "params"} or {"status", "allowed"}, "reason", "candidates": [{"route",
+ * "name", "pattern", "takes", "why_not"}], "truncated"}. *length (may be NULL) receives its length
+ * without the NUL. Returns ILK_OK; ILK_ELIMIT, having written nothing, if the buffer is too small
+ * (call again with *length + 1 bytes); ILK_EURI for a malformed URI (ilk_erroffset says where);
+ * ILK_EINVAL for a NULL router or URI, a malformed method, or a NULL buffer that is large enough.
+ */
+int ilk_router_explain(ilk_router *router, const char *method, const char *uri, size_t uri_len, char *buffer,
+                       size_t capacity, size_t *length);
+
 /** @} */
 
 /* ---------------------------------------------------------------------------------------------

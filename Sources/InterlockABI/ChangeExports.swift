@@ -3,7 +3,7 @@ import Interlock
 
 // Changing a router's table from C: removing and replacing routes, finding a route's id by its
 // name or the next one in id order, the host's data on a route, compiling ahead of lookups,
-// loading a route file and binding destinations to its routes.
+// loading a route file and binding destinations to its routes, and explaining a match.
 
 @_cdecl("ilk_router_remove_route")
 public func ilk_router_remove_route(_ router: OpaquePointer?, _ routeID: UInt32) -> Int32 {
@@ -135,4 +135,32 @@ public func ilk_router_set_destination(
 public func ilk_router_route_value(_ router: OpaquePointer?, _ routeID: UInt32, _ key: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
     guard let r = handle(router, as: RouterHandle.self), let key = lookupKey(key) else { return nil }
     return r.router.dataCString(key, for: routeID).map { UnsafePointer($0) }
+}
+
+@_cdecl("ilk_router_explain")
+public func ilk_router_explain(
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriGiven: UInt,
+    _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: UInt, _ length: UnsafeMutablePointer<UInt>?
+) -> Int32 {
+    length?.pointee = 0
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let uri else { return invalid("uri is NULL") }
+    guard let uriLength = size(uriGiven) else { return tooLarge("uri_len", uriGiven) }
+    return checked { () throws(InterlockError) in
+        guard let text = String(validating: UnsafeRawBufferPointer(start: uri, count: uriLength), as: UTF8.self) else {
+            throw InterlockError(.uri, "URI is not valid UTF-8")
+        }
+        let json = try r.router.explain(text, method: methodString(method)).json
+        let bytes = Array(json.utf8)
+        length?.pointee = UInt(bytes.count)
+        guard capacity > UInt(bytes.count) else {
+            throw InterlockError(.limit, "buffer holds \(capacity) bytes; the explanation needs \(bytes.count + 1)")
+        }
+        guard let buffer else { return invalid("buffer is NULL") }
+        bytes.withUnsafeBufferPointer { b in
+            if let base = b.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: b.count) }
+        }
+        buffer[bytes.count] = 0
+        return ILK_OK
+    }
 }

@@ -1086,6 +1086,23 @@ static void test_route_files(void) {
     static const char dup[] = "/n1 name=user\n";
     CHECK_EQ_INT(ilk_router_load(r, dup, strlen(dup), NULL), ILK_ECONFLICT);    /* with no count too */
   }
+  /* an explained match: the answer, and the routes tried with why */
+  {
+    char out[2048];
+    size_t len = 0;
+    CHECK_EQ_INT(ilk_router_explain(r, "GET", "/users/7", 8, out, 4, &len), ILK_ELIMIT);
+    CHECK(len > 4);
+    CHECK_EQ_INT(ilk_router_explain(r, "GET", "/users/7", 8, out, sizeof out, &len), ILK_OK);
+    CHECK(strstr(out, "\"answer\":{\"route\":1,\"params\":{\"id\":\"7\"}}") != NULL);
+    CHECK(strstr(out, "\"takes\":true") != NULL);
+    CHECK_EQ_INT(strlen(out), len);
+    CHECK_EQ_INT(ilk_router_explain(r, "PUT", "/users/7", 8, out, sizeof out, NULL), ILK_OK);
+    CHECK(strstr(out, "\"status\":\"method not allowed\"") != NULL);
+    CHECK_EQ_INT(ilk_router_explain(r, NULL, "/a%zz", 5, out, sizeof out, NULL), ILK_EURI);
+    CHECK_EQ_INT(ilk_erroffset(), 2);
+    CHECK_EQ_INT(ilk_router_explain(NULL, NULL, "/", 1, out, sizeof out, NULL), ILK_EINVAL);
+    CHECK_EQ_INT(ilk_router_explain(r, NULL, NULL, 1, out, sizeof out, NULL), ILK_EINVAL);
+  }
   CHECK_EQ_INT(ilk_router_load(NULL, file, 1, &count), ILK_EINVAL);
   CHECK_EQ_INT(ilk_router_load(r, NULL, 3, &count), ILK_EINVAL);
   CHECK_EQ_INT(ilk_router_load(r, NULL, 0, &count), ILK_OK);

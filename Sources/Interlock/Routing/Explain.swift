@@ -65,6 +65,46 @@ public struct MatchExplanation: Sendable {
 
     /// The most candidates an explanation lists.
     public static let candidateLimit = 200
+
+    /// The explanation as one JSON object, the form the C interface and the `interlock` command
+    /// give: `answer` (`route` and `params`, or `status` and for a method not allowed `allowed`),
+    /// `reason`, `candidates` (each `route`, `name`, `pattern`, `takes`, `why_not`), `truncated`.
+    public var json: String {
+        func quoted(_ s: String) -> String {
+            var out = "\""
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                default:
+                    if u.value < 0x20 {
+                        let hex = String(u.value, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    } else {
+                        out.unicodeScalars.append(u)
+                    }
+                }
+            }
+            return out + "\""
+        }
+        let answerText: String
+        switch answer {
+        case .matched(let m):
+            let params = m.parameters.map { "\(quoted($0.name)):\(quoted($0.value))" }.joined(separator: ",")
+            answerText = "{\"route\":\(m.routeID),\"params\":{\(params)}}"
+        case .notFound:
+            answerText = "{\"status\":\"not found\"}"
+        case .methodNotAllowed(let allowed):
+            answerText = "{\"status\":\"method not allowed\",\"allowed\":[\(allowed.map(quoted).joined(separator: ","))]}"
+        }
+        let list = candidates.map { c in
+            "{\"route\":\(c.routeID),\"name\":\(c.name.map(quoted) ?? "null"),\"pattern\":\(quoted(c.pattern)),"
+                + "\"takes\":\(c.rejection == nil),\"why_not\":\(c.rejection.map { quoted($0.description) } ?? "null")}"
+        }
+        return "{\"answer\":\(answerText),\"reason\":\(reason.map(quoted) ?? "null"),\"candidates\":[\(list.joined(separator: ","))],"
+            + "\"truncated\":\(truncated)}"
+    }
 }
 
 extension Router {

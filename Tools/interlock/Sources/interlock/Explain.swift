@@ -5,7 +5,7 @@ import Interlock
 struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Explain a match: the routes tried, in order, why each did or did not take the URI, and why the winner won.",
-        discussion: "Each route is shown with its line in the route file. --json prints the same as one JSON object."
+        discussion: "Each route is shown with its line in the route file. --json prints the library's JSON form (routes by id)."
     )
 
     @OptionGroup var file: RouteFileOptions
@@ -31,7 +31,7 @@ struct Explain: ParsableCommand {
             printError("interlock: \(uri): \(error.description)")
             throw ExitCode(1)
         }
-        if json { return print(jsonText(explanation, lines)) }
+        if json { return print(explanation.json) }
         switch explanation.answer {
         case .matched(let m):
             let params = m.parameters.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
@@ -48,23 +48,5 @@ struct Explain: ParsableCommand {
             print(" \(mark) line \(lines[c.routeID] ?? 0): \(c.pattern)  -- \(c.rejection.map(\.description) ?? "takes it")")
         }
         if explanation.truncated { print("   (more routes were tried)") }
-    }
-
-    private func jsonText(_ e: MatchExplanation, _ lines: [RouteID: Int]) -> String {
-        var answer: String
-        switch e.answer {
-        case .matched(let m):
-            let params = m.parameters.map { "\(Interlock_json($0.name)):\(Interlock_json($0.value))" }.joined(separator: ",")
-            answer = "{\"route\":\(m.routeID),\"line\":\(lines[m.routeID] ?? 0),\"params\":{\(params)}}"
-        case .notFound: answer = "{\"status\":\"not found\"}"
-        case .methodNotAllowed(let allowed):
-            answer = "{\"status\":\"method not allowed\",\"allowed\":[\(allowed.map(Interlock_json).joined(separator: ","))]}"
-        }
-        let candidates = e.candidates.map { c in
-            "{\"route\":\(c.routeID),\"line\":\(lines[c.routeID] ?? 0),\"pattern\":\(Interlock_json(c.pattern)),"
-                + "\"takes\":\(c.rejection == nil),\"why_not\":\(c.rejection.map { Interlock_json($0.description) } ?? "null")}"
-        }
-        return "{\"uri\":\(Interlock_json(uri)),\"answer\":\(answer),\"reason\":\(e.reason.map(Interlock_json) ?? "null"),"
-            + "\"candidates\":[\(candidates.joined(separator: ","))],\"truncated\":\(e.truncated)}"
     }
 }

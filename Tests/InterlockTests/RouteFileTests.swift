@@ -57,5 +57,6 @@ struct RouteFileTests {
         #expect(problem("/a\u{1}") == "line 1, column 3: control byte in the line")
         #expect(try RouteFile.parse("# only a comment\n\n  \r\n").isEmpty)
         #expect(try RouteFile.parse("GET /a\r\n").map(\.pattern) == ["GET /a"])
+        #expect(try RouteFile.parse("\u{FEFF}/a name=x").map(\.pattern) == ["/a"])      // a byte-order mark
     }
 }

@@ -43,7 +43,10 @@ public enum RouteFile {
     ///   `[METHOD ]pattern` and `key=value` pairs (a pair without a key, a key twice, an empty
     ///   name, a NUL or control byte). A pattern's own errors are found when the routes are added.
     public static func parse(_ text: String) throws(InterlockError) -> [RouteFileEntry] {
-        let bytes = Array(text.utf8)
+        var bytes = Array(text.utf8)
+        // A byte-order mark some editors write first is no part of the first pattern (it becomes
+        // spaces, so that columns and offsets stay the file's).
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.replaceSubrange(0..<3, with: [0x20, 0x20, 0x20]) }
         var entries: [RouteFileEntry] = []
         var lineStart = 0, lineNumber = 1
         while lineStart <= bytes.count {

@@ -20,10 +20,10 @@ the router would keep the router from ever being collected; when the garbage col
 router, its dicts are garbage already (their weak references cleared), the free functions do
 nothing, and the collector frees the dicts with the rest.
 
-What the router keeps of its routes: their names (`_names`, id -> name, taken from `add_route`: a
-route's name never changes, and one removed keeps it for the requests and matches still made of it,
-at the cost of an entry per named route ever added); each thread's heads for `match`, id -> (id,
-name, pattern), of the routes without data (`_MatchSlot.routes`, the fast path's) and with
+What the router keeps of its routes: their names (`_names`, id -> name, taken from `add_route` and
+`load`: a route's name never changes, and one removed keeps it for the requests and matches still
+made of it, at the cost of an entry per named route ever added); each thread's heads for `match`,
+id -> (id, name, pattern), of the routes without data (`_MatchSlot.routes`, the fast path's) and with
 (`_MatchSlot.data_routes`, whose data is read at each match); and those of `match_many`'s entries
 (`_routes`). A change (replace, remove, set data) runs under `_table`, forgets the route's heads
 first and counts `_generation` up before and after; a head is remembered only under `_table`, if no

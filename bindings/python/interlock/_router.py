@@ -1,6 +1,7 @@
 """The Router: routes, the fast path (match, match_many) and the pipeline (resolve). Values are
 _values.py's, the packed text is read by _wire.py, callbacks are _callbacks.py's trampolines;
-changing routes, route data and what the router knows of its routes are _changes.py's.
+changing routes, route data and what the router knows of its routes are _changes.py's; route files
+(load, binding destinations by name, a loaded route's values) are _routefiles.py's.
 
 The public names of `__all__` are importable from here as before the package was split by concern
 (__init__.py takes them from here)."""
@@ -17,6 +18,7 @@ from . import _interceptors, _slot, _text, _values, _wire
 from . import _native as n
 from ._callbacks import Destination, _Context, _destination, _filter, _local, _name_value_arrays
 from ._changes import RouteInfo, Routes, _Changes, _free_router
+from ._routefiles import _RouteFiles
 from ._errors import (UINT, UINT32, Abort, CallbackError, ConflictError, Error, InvalidArgumentError, LimitError,
                       MethodNotAllowedError, PatternError, UnknownRouteError, URIError, _bool_arg, _callable_arg,
                       _check, _int_arg, _raise)
@@ -49,9 +51,10 @@ _NOT_FOUND = n.NOT_FOUND
 _EMPTY_QUERY = QueryDict._of([])     # a Result's own query, unused: a resolve's is its request's
 
 
-class Router(_Changes):
+class Router(_Changes, _RouteFiles):
     """A route table with its pipeline. Safe to use from several threads at once. Removing and
-    replacing routes, route data, `routes` and `compile` are _Changes' (_changes.py)."""
+    replacing routes, route data, `routes` and `compile` are _Changes' (_changes.py); `load`,
+    `set_destination`, `destination` and `route_value` _RouteFiles' (_routefiles.py)."""
 
     def __init__(self, case_insensitive: bool = False, strict_slash: bool = False) -> None:
         handle = c_void_p()
@@ -63,6 +66,7 @@ class Router(_Changes):
         self._lock = threading.Lock()
         self._slots = threading.local()
         self._init_changes()                # route names, heads and data, and their free functions
+        self._init_route_files()            # the highest route id given, and the lock over giving ids
         self._finalizer = weakref.finalize(self, _free_router, handle.value, (self._free_object, self._free_held))
         self._pointer: Optional[int] = handle.value
 
@@ -107,10 +111,13 @@ class Router(_Changes):
         callback = n.DESTINATION_FN(_destination(self, fn)) if fn is not None else n.DESTINATION_FN()
         token, free = (self._hold(callback), self._free_held) if fn is not None else (None, None)
         route_id = c_uint32()
-        if name is None:
-            rc = lib.ilk_router_add_route(self._h, pattern_b, callback, token, free, byref(route_id))
-        else:
-            rc = lib.ilk_router_add_named_route(self._h, pattern_b, name_b, callback, token, free, byref(route_id))
+        with self._adding:      # ids are given under it, so that `load` knows which are its (_routefiles.py)
+            if name is None:
+                rc = lib.ilk_router_add_route(self._h, pattern_b, callback, token, free, byref(route_id))
+            else:
+                rc = lib.ilk_router_add_named_route(self._h, pattern_b, name_b, callback, token, free, byref(route_id))
+            if rc >= 0:
+                self._gave(route_id.value)
         self._added(rc, token, route_id.value, name, guard, data)
         return route_id.value
 

@@ -78,8 +78,9 @@ def test_the_wheel_holds_the_package_the_stripped_library_and_pcre2(built_wheel:
     package = [n for n in names if n.startswith("interlock/")]
     assert package == ["interlock/__init__.py", "interlock/_callbacks.py", "interlock/_changes.py",
                        "interlock/_errors.py", "interlock/_interceptors.py", "interlock/_matches.py",
-                       "interlock/_native.py", "interlock/_router.py", "interlock/_slot.py", "interlock/_text.py",
-                       "interlock/_values.py", "interlock/_wire.py", "interlock/libinterlock.so", "interlock/py.typed"]
+                       "interlock/_native.py", "interlock/_routefiles.py", "interlock/_router.py", "interlock/_slot.py",
+                       "interlock/_text.py", "interlock/_values.py", "interlock/_wire.py", "interlock/libinterlock.so",
+                       "interlock/py.typed"]
     assert len(vendored) == 1 and re.fullmatch(r"interlock\.libs/libpcre2-8-[0-9a-f]+\.so[.0-9]*", vendored[0]), vendored
     assert set(names) - set(package) - set(vendored) <= {dist_info + n for n in
                                                          ("METADATA", "WHEEL", "RECORD", "top_level.txt",

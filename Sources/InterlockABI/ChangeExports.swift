@@ -51,22 +51,8 @@ public func ilk_router_set_route_data(
     _ router: OpaquePointer?, _ routeID: UInt32, _ data: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
-    // Owned only once nothing can fail: on failure the data stays the caller's.
     let owner = data == nil && freeFn == nil ? nil : Userdata(data, free: freeFn)
-    do {
-        try r.router.setData(owner, for: routeID)
-    } catch {
-        owner?.abandon()
-        return fail(error)
-    }
-    // The data replaced is freed once no resolve has it (the parts the router let go of hold it).
-    let replaced = r.owned.withLock { owned -> Userdata? in
-        let old = owned[routeID]?.data
-        owned[routeID, default: RouteOwned()].data = owner
-        return old
-    }
-    _ = replaced
-    return ILK_OK
+    return r.owning(owner, as: \.data, of: routeID) { () throws(InterlockError) in try r.router.setData(owner, for: routeID) }
 }
 
 @_cdecl("ilk_match_route_data")
@@ -113,22 +99,33 @@ public func ilk_router_set_destination(
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let destination else { return invalid("destination is NULL") }
-    // Owned only once nothing can fail: on failure the userdata stays the caller's.
     let owner = freeFn.map { Userdata(userdata, free: $0) }
-    do {
+    return r.owning(owner, as: \.destination, of: routeID) { () throws(InterlockError) in
         try r.router.setDestination(CCallback(function: destination, userdata: userdata, owner: owner).destination, for: routeID)
-    } catch {
-        owner?.abandon()
-        return fail(error)
     }
-    // The userdata replaced is freed once no resolve runs its destination (which holds it).
-    let replaced = r.owned.withLock { owned -> Userdata? in
-        let old = owned[routeID]?.destination
-        owned[routeID, default: RouteOwned()].destination = owner
-        return old
+}
+
+extension RouterHandle {
+    /// Makes `change` (which hands `owner` to the router) and then keeps `owner` as route `id`'s
+    /// `slot`, to free it with the router. On failure the userdata stays the caller's; what it
+    /// replaces is freed once no resolve has it (the parts the router let go of hold it), and
+    /// after the locks (a free function may call the router).
+    func owning(_ owner: Userdata?, as slot: WritableKeyPath<RouteOwned, Userdata?>, of id: RouteID,
+                _ change: () throws(InterlockError) -> Void) -> Int32 {
+        do {
+            try change()
+        } catch {
+            owner?.abandon()
+            return fail(error)
+        }
+        let replaced = owned.withLock { owned -> Userdata? in
+            let old = owned[id]?[keyPath: slot]
+            owned[id, default: RouteOwned()][keyPath: slot] = owner
+            return old
+        }
+        _ = replaced
+        return ILK_OK
     }
-    _ = replaced
-    return ILK_OK
 }
 
 @_cdecl("ilk_router_route_value")

@@ -91,7 +91,7 @@ static void replacing_while_resolving(void) {
  * one the table before or after a change gives, no callback or request reads freed userdata or
  * data, and each is freed exactly once, as soon as no resolve runs it. */
 enum { CHURN = 2000 };
-static volatile int churning_done;
+static int churning_done;                 /* read and written atomically (no suppression needed) */
 static uint32_t churn_ids[CHURN];
 static int churn_dest(const ilk_request *q, ilk_response *s, void *u) {
   void *data = ilk_request_route_data(q);
@@ -111,7 +111,7 @@ static int stable_dest(const ilk_request *q, ilk_response *s, void *u) {
 static void *churn_resolver(void *arg) {
   unsigned seed = (unsigned)(size_t)arg;
   char uri[64];
-  for (int i = 0; !churning_done && i < 4000000; i++) {
+  for (int i = 0; !__atomic_load_n(&churning_done, __ATOMIC_ACQUIRE) && i < 4000000; i++) {
     ilk_result *res = NULL;
     seed = seed * 1103515245u + 12345u;
     int k = (int)((seed >> 8) % CHURN);
@@ -154,7 +154,7 @@ static void removing_while_resolving(void) {
     failed |= ilk_router_set_route_data(router, id, fresh(), poison) != ILK_OK;    /* the first freed */
     if (k % 2 == 0) failed |= ilk_router_remove_route(router, id) != ILK_OK;
   }
-  churning_done = 1;
+  __atomic_store_n(&churning_done, 1, __ATOMIC_RELEASE);
   for (int t = 0; t < 2; t++) pthread_join(threads[t], NULL);
   CHECK_EQ_INT(failed, 0);
   CHECK_EQ_INT(poisoned_reads, 0);

@@ -76,6 +76,24 @@ struct RouteChangesTests {
         #expect(r.data(for: 99) == nil)
     }
 
+    /// A resolve runs a pattern with the callbacks and data that went with it: here its pipeline
+    /// (taken when it began) predates the new pattern its redirect finds, so the route's parts
+    /// are taken as they stand (the pattern with the data set before it was never a state).
+    @Test func aResolveNeverRunsAPatternWithDataFromAnotherMoment() throws {
+        let r = Router()
+        let seen = Log()
+        let b = try r.addRoute("/b1") { request, _ in seen.add("\(request.route?.pattern.source ?? "") \(request.routeData ?? "none")") }
+        try r.setData("old", for: b)
+        r.addFilter(Filter(name: "change") { request, chain in
+            guard request.path == "/a" else { return .proceed(try chain.next(request)) }
+            try r.setData("new", for: b)
+            try r.replaceRoute(b, with: "/b2")
+            return .redirect("/b2")
+        })
+        _ = try r.resolve("/a")
+        #expect(seen.all == ["/b2 new"])
+    }
+
     /// A node compiled as a dispatch node, shrunk by removals into one regex, then grown into a
     /// dispatch node again, is rebuilt from what it holds: the removed routes stay gone (the
     /// dispatch node it had before was reused, and answered for them).

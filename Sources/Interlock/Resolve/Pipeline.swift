@@ -91,13 +91,15 @@ final class PipelineRun: @unchecked Sendable {
         var outcome = try match(bytes, on: router)
         var routeID = outcome == .matched ? matcher.routeID : 0
         var found = routeID == 0 ? noParts : parts(of: routeID, on: router)
-        if found.toOpaque() == removedParts.toOpaque() {
-            // The lookup read a table from before the route's removal (another thread was
-            // compiling the new one): match again on the current table.
+        while routeID != 0 && !fits(found, matcher) {
+            // The table and the pipeline are from different moments (another thread compiling
+            // the table after the route was removed or given a new pattern, or this run's
+            // pipeline from before the new pattern): match again on the current table, with the
+            // route's parts as they stand.
             try router.compile()
             outcome = try match(bytes, on: router)
             routeID = outcome == .matched ? matcher.routeID : 0
-            found = routeID == 0 ? noParts : parts(of: routeID, on: router)
+            found = routeID == 0 ? noParts : currentParts(of: routeID, on: router)
         }
         let request = matcher.request(method: method, bytes: bytes, matched: outcome == .matched,
                                       data: found._withUnsafeGuaranteedRef { $0.data }, sharingStateWith: log.firstMatch)
@@ -117,13 +119,26 @@ final class PipelineRun: @unchecked Sendable {
         return try matcher.match(router, method: nil, uri: bytes)
     }
 
+    /// Whether `parts` go with the route `matcher` found: not a removed route's, and of the
+    /// pattern revision it found.
+    private func fits(_ parts: Unmanaged<RouteParts>, _ matcher: Matcher) -> Bool {
+        parts.toOpaque() != removedParts.toOpaque()
+            && parts._withUnsafeGuaranteedRef { $0.revision } == matcher.winner?.pointee.route._withUnsafeGuaranteedRef { $0.revision }
+    }
+
+    /// What runs around route `id` as it stands, taken under the router's lock and held by the
+    /// run until `finish`.
+    private func currentParts(of id: RouteID, on router: Router) -> Unmanaged<RouteParts> {
+        let parts = router.parts(of: id)
+        laterParts.append(parts)
+        return .passUnretained(parts)
+    }
+
     /// What runs around route `id`, borrowed: from the global pipeline the run holds, or, for a
     /// route added since, taken under the router's lock and held by the run until `finish`.
     private func parts(of id: RouteID, on router: Router) -> Unmanaged<RouteParts> {
         if let parts = globalRef._withUnsafeGuaranteedRef({ $0.parts(of: id) }) { return parts }
-        let parts = router.parts(of: id)
-        laterParts.append(parts)
-        return .passUnretained(parts)
+        return currentParts(of: id, on: router)
     }
 
     struct Created {
@@ -322,7 +337,10 @@ final class PipelineRun: @unchecked Sendable {
             if id == passRouteID {
                 return try passParts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
             }
-            let parts = id == 0 ? noParts : parts(of: id, on: router)
+            var parts = id == 0 ? noParts : parts(of: id, on: router)
+            if let route, parts._withUnsafeGuaranteedRef({ $0.revision }) != route.revision {
+                parts = currentParts(of: id, on: router)    // this run's pipeline predates the route's pattern
+            }
             return try parts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
         }
     }

@@ -22,15 +22,20 @@ final class RouteParts: Sendable {
     let names: StageNames
     /// The host's value for the route (see `Router.setData(_:for:)`).
     let data: RouteData?
+    /// The revision of the route's pattern these parts belong to (see `Route.revision`): a
+    /// resolve checks it against the route its lookup found, so that it never runs a pattern
+    /// with the callbacks and data of another (a table and a pipeline from different moments).
+    let revision: UInt32
 
     init(destination: Destination? = nil, routeGuard: Guard? = nil,
          requestLeaves: [RequestInterceptor.Leaf] = [], responseLeaves: [ResponseInterceptor.Leaf] = [],
-         data: RouteData? = nil) {
+         data: RouteData? = nil, revision: UInt32 = 0) {
         self.destination = destination
         self.routeGuard = routeGuard
         self.requestLeaves = requestLeaves
         self.responseLeaves = responseLeaves
         self.data = data
+        self.revision = revision
         names = requestLeaves.isEmpty && responseLeaves.isEmpty
             ? .none : StageNames(requestLeaves: requestLeaves, responseLeaves: responseLeaves)
     }
@@ -42,21 +47,28 @@ final class RouteParts: Sendable {
     static let removed = RouteParts()
 
     func with(destination: Destination?) -> RouteParts {
-        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves, data: data)
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves,
+                   data: data, revision: revision)
     }
     func with(routeGuard: Guard?) -> RouteParts {
-        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves, data: data)
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves,
+                   data: data, revision: revision)
     }
     func with(data: RouteData?) -> RouteParts {
-        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves, data: data)
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves,
+                   data: data, revision: revision)
+    }
+    func with(revision: UInt32) -> RouteParts {
+        RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves,
+                   data: data, revision: revision)
     }
     func adding(_ leaves: [RequestInterceptor.Leaf]) -> RouteParts {
         RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves + leaves, responseLeaves: responseLeaves,
-                   data: data)
+                   data: data, revision: revision)
     }
     func adding(_ leaves: [ResponseInterceptor.Leaf]) -> RouteParts {
         RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves + leaves,
-                   data: data)
+                   data: data, revision: revision)
     }
 }
 

@@ -29,11 +29,15 @@ public final class Route: @unchecked Sendable {
     var methodCString: UnsafeMutablePointer<CChar>? { methodText?.pointer }
     private let methodText: CText?
     private let nameText: CText?
+    /// How many times the route's pattern was replaced (`Router.replaceRoute(_:with:)`): a lookup
+    /// that found this object found that revision of the route.
+    let revision: UInt32
 
-    init(id: RouteID, pattern: RoutePattern, name: String?, methodText: CText?) {
+    init(id: RouteID, pattern: RoutePattern, name: String?, methodText: CText?, revision: UInt32 = 0) {
         self.id = id
         self.pattern = pattern
         self.name = name
+        self.revision = revision
         self.methodText = methodText
         nameText = name.map(CText.init)
         nameCString = nameText?.pointer

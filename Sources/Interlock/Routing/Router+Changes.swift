@@ -42,16 +42,21 @@ extension Router {
     ///   or ``ErrorCode/limit`` as ``addRoute(_:name:)``. The route is then unchanged.
     public func replaceRoute(_ id: RouteID, with pattern: String) throws(InterlockError) {
         let parsed = try PatternParser.parse(pattern, strictSlash: options.contains(.strictSlash))
-        try treeLock.withLock { (_: inout Void) throws(InterlockError) in
-            try state.withLock { (s: inout State) throws(InterlockError) in
+        // Returned and dropped: released after both locks.
+        _ = try treeLock.withLock { (_: inout Void) throws(InterlockError) -> (RouteParts, [PipelineRun]) in
+            try state.withLock { (s: inout State) throws(InterlockError) -> (RouteParts, [PipelineRun]) in
                 let old = try s.checkRoute(id)
-                let route = s.route(id, parsed, name: old.name)
+                let route = s.route(id, parsed, name: old.name, revision: old.revision &+ 1)
                 try s.checkConflict(route, parsed, replacing: id)
                 s.tree.remove(old, variants: try variants(of: old))
                 s.tree.insert(route, variants: parsed.variants)
                 s.routes[Int(id) - 1] = route
                 if let name = old.name { s.routesByName[name] = route }
+                // The callbacks and data stay; they now go with the new revision.
+                let parts = s.pipeline.routes[Int(id) - 1]
+                s.pipeline.routes[Int(id) - 1] = parts.with(revision: route.revision)
                 WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue)
+                return (parts, s.takeRuns())
             }
         }
     }
@@ -141,10 +146,10 @@ extension Router.State {
     }
 
     /// A route object for `parsed`, with the router's one copy of its names and method.
-    mutating func route(_ id: RouteID, _ parsed: RoutePattern, name: String?) -> Route {
+    mutating func route(_ id: RouteID, _ parsed: RoutePattern, name: String?, revision: UInt32 = 0) -> Route {
         let slim = parsed.slimmed(parameterNames: tree.shared(parsed.parameterNames))
         let methodText = parsed.method.map { m in methodTexts[m] ?? { let t = CText(m); methodTexts[m] = t; return t }() }
-        return Route(id: id, pattern: slim, name: name, methodText: methodText)
+        return Route(id: id, pattern: slim, name: name, methodText: methodText, revision: revision)
     }
 
     /// Throws `.conflict` if a route other than `replacing` has the same method, scheme, host and

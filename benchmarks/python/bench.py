@@ -82,15 +82,17 @@ def main() -> None:
                 if ((router.match(u, meth) or interlock.Match(0, None, "", {})).route_id) != int(e))
     checks = {"routes": len(routes), "checked": len(requests), "wrong": wrong, "compile_ms": round(compile_ms, 2)}
 
-    def match_pass() -> tuple[int, int]:
-        ids = size = 0
-        for uri, method in pairs:
-            found = router.match(uri, method)
-            if found is not None:
-                ids += found.route_id
-                for name, value in found.params.items():
-                    size += len(name) + len(value)
-        return ids, size
+    def match_pass_of(match):
+        def match_pass() -> tuple[int, int]:
+            ids = size = 0
+            for uri, method in pairs:
+                found = match(uri, method)
+                if found is not None:
+                    ids += found.route_id
+                    for name, value in found.params.items():
+                        size += len(name) + len(value)
+            return ids, size
+        return match_pass
 
     # match_many with each request's own method: one call for the whole list, then every answer.
     uris = [u for _, u, _ in requests]
@@ -123,7 +125,12 @@ def main() -> None:
 
     # Interlock's match and match_many are timed batch by batch with falcon (their targets'
     # peer), when falcon can take the table; resolve and werkzeug alone.
-    paired = [door("Python interlock match", table, len(requests), match_pass, checks),
+    # `match` is the compiled accelerator's door where it is built (interlock.accelerated), and
+    # the ctypes path it falls back on is timed beside it.
+    paired = [door("Python interlock match", table, len(requests), match_pass_of(router.match),
+                   dict(checks, accelerated=interlock.accelerated)),
+              door("Python interlock match (ctypes path)", table, len(requests), match_pass_of(router._match_ctypes),
+                   {"checked": len(requests)}),
               door("Python interlock match_many", table, len(requests), many_pass,
                    {"checked": len(requests), "wrong": many_wrong})]
     resolve = door("Python interlock resolve", table, len(requests), resolve_pass, {"checked": len(requests)})

@@ -2,7 +2,10 @@
 
 - builds libinterlock with the project's CMake build (CMakeLists.txt holds the link flags: SONAME,
   export map, Swift runtime linked statically), strips a copy of it into the package;
-- tags the wheel py3-none-<platform> (ctypes needs no CPython ABI) and has `auditwheel repair`
+- builds the optional accelerator of Router.match (interlock/_speedups.c, CPython's limited API)
+  where a C compiler and Python's headers are at hand; the package runs without it (ctypes);
+- tags the wheel cp39-abi3-<platform> with the accelerator (one build for every CPython from 3.9
+  on), py3-none-<platform> without it (ctypes needs no CPython ABI), and has `auditwheel repair`
   vendor libpcre2 into it and give it the manylinux tag the library's symbol versions allow;
 - puts the project's sources (the CMake build's input) into the sdist under native/, so that the
   sdist builds from itself.
@@ -23,7 +26,7 @@ import threading
 import time
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 from setuptools.command.sdist import sdist
 from setuptools.dist import Distribution
@@ -224,6 +227,17 @@ class BuildPyWithLibrary(build_py):
         say(f"{source.stat().st_size // 1024} KiB -> {target.stat().st_size // 1024} KiB")
 
 
+def speedups() -> list[Extension]:
+    """The accelerator, built with the project's header (the ABI's types and codes). Optional: a
+    machine that cannot compile it gets a package that matches through ctypes. The limited API
+    version is the C file's own Py_LIMITED_API; `py_limited_api` names the file .abi3.so."""
+    root = project_root()
+    if root is None:
+        return []
+    return [Extension(f"{PACKAGE}._speedups", [f"{PACKAGE}/_speedups.c"], include_dirs=[str(root / "include")],
+                      py_limited_api=True, optional=True)]
+
+
 class BinaryDistribution(Distribution):
     """The package carries a native library: installed to platlib, the wheel not pure."""
 
@@ -232,12 +246,16 @@ class BinaryDistribution(Distribution):
 
 
 class PlatformWheel(bdist_wheel):
-    """py3-none-<platform>: the package is pure Python over a native library, loaded by ctypes.
-    Then auditwheel repair vendors what the library needs beyond the manylinux set (libpcre2) and
-    sets the manylinux tag from the symbol versions the library really uses."""
+    """cp39-abi3-<platform> with the accelerator (limited API), py3-none-<platform> without it
+    (Python over a native library, loaded by ctypes). Then auditwheel repair vendors what the
+    library needs beyond the manylinux set (libpcre2) and sets the manylinux tag from the symbol
+    versions the library really uses."""
 
     def get_tag(self) -> tuple[str, str, str]:
         _, _, platform = super().get_tag()
+        built = self.get_finalized_command("build_ext").get_outputs()
+        if any(Path(output).exists() for output in built):
+            return "cp39", "abi3", platform
         return "py3", "none", platform
 
     def run(self) -> None:
@@ -291,4 +309,4 @@ if BUILDING_COMMANDS.intersection(sys.argv[1:]):
     check_can_build()
 
 setup(cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel, "sdist": SdistWithProject},
-      distclass=BinaryDistribution)
+      distclass=BinaryDistribution, ext_modules=speedups())

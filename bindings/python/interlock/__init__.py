@@ -12,8 +12,11 @@
     assert result.status is interlock.Status.OK and result.response.body == b"user 42"
 
 Patterns, URI rules, precedence and the pipeline are the library's: see the project README.
+`interlock.accelerated` says whether `Router.match` runs through the compiled accelerator
+(interlock/_speedups.c; INTERLOCK_PURE_PYTHON=1 leaves it unused) or through ctypes alone.
 """
 
+from ._door import accelerated
 from ._native import EXPECTED_VERSION as __version__
 from ._router import (Abort, CallbackError, ConflictError, Error, InvalidArgumentError,
                       LimitError, LoggingInterceptor, Match, MatchList, MethodNotAllowedError, PatternError,
@@ -24,5 +27,5 @@ __all__ = [
     "Abort", "CallbackError", "ConflictError", "Error", "InvalidArgumentError", "LimitError",
     "LoggingInterceptor", "Match", "MatchList", "MethodNotAllowedError", "PatternError", "QueryDict",
     "Request", "Response", "Result", "RouteInfo", "Router", "Routes", "Status", "TraceEntry", "URIError",
-    "UnknownRouteError", "ValidateStatus", "__version__", "chain_after", "chain_before", "chain_in_order",
+    "UnknownRouteError", "ValidateStatus", "__version__", "accelerated", "chain_after", "chain_before", "chain_in_order",
 ]

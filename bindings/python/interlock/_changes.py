@@ -24,7 +24,8 @@ What the router keeps of its routes: their names (`_names`, id -> name, taken fr
 `load`: a route's name never changes, and one removed keeps it for the requests and matches still
 made of it, at the cost of an entry per named route ever added); each thread's heads for `match`,
 id -> (id, name, pattern), of the routes without data (`_MatchSlot.routes`, the fast path's) and with
-(`_MatchSlot.data_routes`, whose data is read at each match); and those of `match_many`'s entries
+(`_MatchSlot.data_routes`, whose data is read at each match); the router's heads of routes without
+data for the accelerator's door (`_heads`, _door.py); and those of `match_many`'s entries
 (`_routes`). A change (replace, remove, set data) runs under `_table`, forgets the route's heads
 first and counts `_generation` up before and after; a head is remembered only under `_table`, if no
 change ran since the lookup it comes from and the library's pattern is still the lookup's. So a
@@ -165,6 +166,7 @@ class _Changes:
         self._generation = 0
         self._names: dict[int, Optional[str]] = {}
         self._routes: dict[int, tuple[int, Optional[str], Optional[str]]] = {}
+        self._heads: dict[int, tuple[int, Optional[str], str]] = {}   # the door's (_door.py)
         self._slot_set: "weakref.WeakSet[_MatchSlot]" = weakref.WeakSet()
         self._tokens = itertools.count(1)
         self._objects = _Tokens()       # token -> a route's data
@@ -255,6 +257,7 @@ class _Changes:
 
     def _forget(self, route_id: int) -> None:
         self._routes.pop(route_id, None)
+        self._heads.pop(route_id, None)
         with self._lock:
             slots = list(self._slot_set)
         for slot in slots:
@@ -344,7 +347,7 @@ class _Changes:
         head = slot.data_routes.get(route_id) if token is not None else None
         if head is None:
             head = (route_id, self._route_name(route_id), text(_match_pattern(handle)) or "")
-            self._remember(slot.routes if token is None else slot.data_routes, head, generation)
+            self._remember((slot.routes, self._heads) if token is None else (slot.data_routes,), head, generation)
         if token is None:
             return _new_tuple(Match, head + (params,))
         match = _new_tuple(_DataMatch, head + (params,))
@@ -352,8 +355,9 @@ class _Changes:
         match.data = data if data is not _MISSING else self._object(handle)
         return match
 
-    def _remember(self, cache: dict[int, Any], head: tuple[int, Optional[str], str], generation: int) -> None:
-        """Keeps `head`, made from a lookup that ran before `generation` was read, in `cache` if
+    def _remember(self, caches: tuple[dict[int, Any], ...], head: tuple[int, Optional[str], str],
+                  generation: int) -> None:
+        """Keeps `head`, made from a lookup that ran before `generation` was read, in `caches` if
         it is still the route's: no change ran since, and the library's pattern is the head's."""
         route_id = head[0]
         current = c_char_p()
@@ -361,7 +365,8 @@ class _Changes:
             if (self._generation == generation
                     and lib.ilk_router_route_pattern(self._h, route_id, byref(current)) == n.OK
                     and text(current.value) == head[2]):
-                cache[route_id] = head
+                for cache in caches:
+                    cache[route_id] = head
 
     def _object(self, handle: c_void_p) -> Any:
         """The route's data, for a lookup whose data pointer was freed before it was read (the data
@@ -384,6 +389,9 @@ class _Changes:
         return None if token is None else self._objects.get(token)
 
 
-def _free_router(pointer: int, free_functions: tuple[Any, ...]) -> None:
-    """The router's finalizer: ilk_router_free, with the free functions it calls kept alive."""
+def _free_router(pointer: int, free_functions: tuple[Any, ...], door: Any) -> None:
+    """The router's finalizer: ilk_router_free, with the free functions it calls kept alive, once
+    the router's door (_door.py), if any, no longer uses it."""
+    if door is not None:
+        door.close()
     lib.ilk_router_free(pointer)

@@ -14,7 +14,7 @@ import weakref
 from ctypes import byref, c_size_t, c_uint32, c_void_p
 from typing import Any, Callable, Optional, Sequence, Union
 
-from . import _interceptors, _slot, _text, _values, _wire
+from . import _door, _interceptors, _slot, _text, _values, _wire
 from . import _native as n
 from ._callbacks import Destination, _Context, _destination, _filter, _local, _name_value_arrays
 from ._changes import RouteInfo, Routes, _Changes, _free_router
@@ -67,8 +67,11 @@ class Router(_Changes, _RouteFiles):
         self._slots = threading.local()
         self._init_changes()                # route names, heads and data, and their free functions
         self._init_route_files()            # the highest route id given, and the lock over giving ids
-        self._finalizer = weakref.finalize(self, _free_router, handle.value, (self._free_object, self._free_held))
         self._pointer: Optional[int] = handle.value
+        door = _door.door(self)              # the compiled `match`, if the accelerator is there
+        if door is not None:
+            self.match = door
+        self._finalizer = weakref.finalize(self, _free_router, handle.value, (self._free_object, self._free_held), door)
 
     # -- lifecycle
 
@@ -170,7 +173,9 @@ class Router(_Changes, _RouteFiles):
         """The route `uri` matches under `method` (None or "": any method), or None if no route does.
         No Python callback runs. Raises MethodNotAllowedError (with `allowed`) if routes match
         `uri` only under other methods, URIError for a malformed URI, InvalidArgumentError for a
-        malformed method (a NUL byte in it, among others), TypeError for what is no str."""
+        malformed method (a NUL byte in it, among others), TypeError for what is no str.
+        With the compiled accelerator (`interlock.accelerated`), a router's `match` is its door,
+        which gives the same answers and errors (this method is then `_match_ctypes`)."""
         try:
             slot = self._slots.slot
         except AttributeError:
@@ -221,6 +226,8 @@ class Router(_Changes, _RouteFiles):
         if head is None:
             return self._matched(slot, route_id, params)
         return _new_tuple(Match, head + (params,))
+
+    _match_ctypes = match   # the ctypes path, which the accelerator's door falls back on
 
     def match_many(self, uris: Sequence[str],
                    method: Union[None, str, Sequence[Optional[str]]] = None) -> "MatchList":

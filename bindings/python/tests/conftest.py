@@ -27,7 +27,8 @@ PACKAGE = Path(__file__).resolve().parents[1]
 
 def clean_environment(**extra: str) -> dict[str, str]:
     environment = {k: v for k, v in os.environ.items()
-                   if k not in ("INTERLOCK_LIBRARY", "INTERLOCK_BUILD_DIR", "PYTHONPATH", "LD_LIBRARY_PATH")}
+                   if k not in ("INTERLOCK_LIBRARY", "INTERLOCK_BUILD_DIR", "INTERLOCK_PURE_PYTHON", "PYTHONPATH",
+                                "LD_LIBRARY_PATH")}
     environment.update(extra)
     return environment
 

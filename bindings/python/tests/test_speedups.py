@@ -1,0 +1,136 @@
+"""The compiled accelerator of `Router.match` (interlock/_speedups.c, through _door.py) against the
+ctypes path it falls back on: the same answers and the same errors for the same calls, on tables
+that change; INTERLOCK_PURE_PYTHON=1 forcing the ctypes path; a closed or collected router."""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+import interlock
+from conftest import PACKAGE, clean_environment
+
+needs_accelerator = pytest.mark.skipif(not interlock.accelerated,
+                                       reason="the accelerator is not built (make py-speedups) or INTERLOCK_PURE_PYTHON is set")
+
+
+class Data:
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+
+    def __repr__(self) -> str:
+        return f"Data({self.tag!r})"
+
+
+def outcome(call, *args, **kwargs):
+    """What a call gave, comparable across the two paths: the answer with its type and data,
+    or the error with its type, message and fields."""
+    try:
+        answer = call(*args, **kwargs)
+    except Exception as error:  # noqa: BLE001
+        return ("error", type(error), str(error), getattr(error, "code", None), getattr(error, "offset", None),
+                getattr(error, "allowed", None))
+    if answer is None:
+        return ("none",)
+    return ("match", type(answer), tuple(answer), repr(answer), answer.data)
+
+
+def table(github_routes) -> interlock.Router:
+    router = interlock.Router()
+    for method, path in github_routes:
+        router.add_route(f"{method} {path}")
+    router.add_route("myapp://user/:id(\\d+)", name="user")
+    router.add_route("/files/:name.json", name="file")
+    router.add_route("/assets/*path", name="assets")
+    router.add_route("https://*.example.com:8443/t/:x", name="wild")
+    router.add_route("/with/data/:x", name="data", data=Data("first"))
+    return router
+
+
+CALLS = [
+    ("/users/octocat/repos", "GET"), ("/users/octocat/repos", None), ("/users/octocat/repos", ""),
+    ("/users/octocat/repos", "POST"),            # method not allowed
+    ("/nowhere", "GET"), ("/nowhere", None),      # not found
+    ("/repos/o/r/issues/7", "GET"), ("/repos/%6F/r%20x/issues/7", "GET"),   # escapes decoded
+    ("myapp://user/42", None), ("myapp://user/forty-two", None),
+    ("/files/report.json", "GET"), ("/assets/a/b/c.css", None), ("/assets/" + "x/" * 3000 + "end", None),
+    ("https://a.b.example.com:8443/t/1", None), ("https://example.com:8443/t/1", None),
+    ("/with/data/1", None), ("/users/\u00e9t\u00e9/repos", "GET"),
+    ("/bad%zzescape", None), ("/nul\0byte", None), ("/lone\ud800surrogate", None), ("/ctl\x01", None),
+    ("/users/x/repos", "G\0ET"), ("/users/x/repos", "X" * 80), ("/users/x/repos", "G T"),
+    ("/users/x/repos", "\u00c9T\u00c9"), ("/users/x/repos", "get"), ("/users/x/repos", "PATCH"),
+    (5, None), (b"/users/x/repos", None), (None, None), ("/users/x/repos", 5), ("/users/x/repos", b"GET"),
+    ("/users/x/repos", ["GET"]),
+]
+
+
+@needs_accelerator
+def test_match_is_the_routers_door() -> None:
+    router = interlock.Router()
+    assert type(router.match).__name__ == "Door" and router.match is not router._match_ctypes
+    assert router._match_ctypes.__doc__ == interlock.Router.match.__doc__
+
+
+@needs_accelerator
+def test_both_paths_give_the_same_answers_and_errors(github_routes) -> None:
+    router = table(github_routes)
+    for args in CALLS:
+        for _ in range(2):     # the first call of a route finds its head, the second uses it
+            door, ctypes_path = outcome(router.match, *args), outcome(router._match_ctypes, *args)
+            assert door == ctypes_path, args
+    for args, kwargs in [(("/users/x/repos",), {"method": "GET"}), ((), {"uri": "/users/x/repos"}), ((), {}),
+                         (("/a", "GET", "extra"), {}), (("/a",), {"nonsense": 1})]:
+        assert outcome(router.match, *args, **kwargs) == outcome(router._match_ctypes, *args, **kwargs), (args, kwargs)
+    # Every route of the table, through both.
+    for method, path in github_routes:
+        uri = path.replace(":", "v-").replace("*", "")
+        assert outcome(router.match, uri, method) == outcome(router._match_ctypes, uri, method), uri
+
+
+@needs_accelerator
+def test_the_door_follows_changes_to_the_table() -> None:
+    router = interlock.Router()
+    item = router.add_route("GET /old/:x", name="item")
+    assert router.match("/old/1", "GET") == (item, "item", "GET /old/:x", {"x": "1"})
+    assert router.match("/old/2", "GET") == (item, "item", "GET /old/:x", {"x": "2"})    # the door's own answer
+    router.replace_route("item", "GET /new/:x")
+    assert router.match("/old/1", "GET") is None
+    assert router.match("/new/1", "GET") == (item, "item", "GET /new/:x", {"x": "1"})
+    data = Data("d")
+    router.set_route_data("item", data)
+    assert router.match("/new/3", "GET").data is data
+    router.set_route_data("item", None)
+    found = router.match("/new/4", "GET")
+    assert found.data is None and type(found) is interlock.Match
+    router.remove_route("item")
+    assert router.match("/new/4", "GET") is None
+
+
+@needs_accelerator
+def test_a_closed_or_collected_router_is_refused() -> None:
+    router = interlock.Router()
+    router.add_route("/x")
+    assert router.match("/x") is not None
+    router.close()
+    with pytest.raises(interlock.InvalidArgumentError, match="router is closed"):
+        router.match("/x")
+    door = interlock.Router().match        # the router is gone once this line ends
+    gc.collect()
+    with pytest.raises(interlock.InvalidArgumentError, match="router is closed"):
+        door("/x")
+
+
+def test_interlock_pure_python_forces_the_ctypes_path() -> None:
+    script = ("import interlock; r = interlock.Router(); r.add_route('/u/:id'); "
+              "print(interlock.accelerated, type(r.match).__name__, r.match('/u/7').params)")
+    built = importlib.util.find_spec("interlock._speedups") is not None
+    for value, expected in (("1", "False method {'id': '7'}"),
+                            ("0", f"{built} {'Door' if built else 'method'} {{'id': '7'}}")):
+        out = subprocess.run([sys.executable, "-c", script], cwd=PACKAGE, capture_output=True, text=True,
+                             env=clean_environment(INTERLOCK_PURE_PYTHON=value))
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == expected

@@ -8,8 +8,8 @@
  * It converts, and decides nothing. A router's door is its `match` (an attribute of the router
  * object, made with it). The lookup is the library's (ilk_router_match_packed, reached through the
  * address ctypes found, so both paths use the one library the package loaded), into the door's own
- * match handle: the GIL is held from the lookup until the answer is made, so one handle serves
- * every thread (an abi3 extension never runs without a GIL). The door makes the common answers
+ * match handle: the GIL is held from the lookup until what it wrote is copied out, so one handle
+ * serves every thread (an abi3 extension never runs without a GIL). The door makes the common answers
  * itself: no route (None), or a route whose head (id, name, pattern) the router knows, as a Match
  * with its parameters. Everything else is the ctypes path's, called with the same arguments
  * (`fallback`, _door.py), which holds the rules and the error messages: an argument the door does
@@ -210,8 +210,13 @@ static PyObject *door_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (rc == ILK_NOT_FOUND)
         Py_RETURN_NONE;
     const int64_t matched = (int64_t)1 << 32;
-    if (rc < matched || (Py_ssize_t)(rc & 0xFFFFFFFF) > d->capacity)
+    Py_ssize_t size = (Py_ssize_t)(rc & 0xFFFFFFFF);
+    char packed[4096];
+    if (rc < matched || size > d->capacity || size > (Py_ssize_t)sizeof packed)
         return fall_back(d, args, kwargs);
+    /* Copied before anything is allocated: an allocation may run the garbage collector, and a
+     * finalizer Python code, during which another thread may look up through this door. */
+    memcpy(packed, d->buffer, (size_t)size);
     PyObject *id = PyLong_FromLongLong(rc >> 32);
     if (id == NULL)
         return NULL;
@@ -227,7 +232,7 @@ static PyObject *door_call(PyObject *self, PyObject *args, PyObject *kwargs) {
         Py_INCREF(field);
         PyTuple_SetItem(fields, i, field);
     }
-    PyObject *params = params_of(d->buffer, (Py_ssize_t)(rc & 0xFFFFFFFF));
+    PyObject *params = params_of(packed, size);
     if (params == NULL) {
         Py_DECREF(fields);
         return NULL;

@@ -36,6 +36,8 @@ final class RequestHandle {
     private var store: CStringStore? = nil
     private var fields: [UnsafePointer<CChar>?]? = nil
     private var parameters: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
+    /// What keeps the parameters the request lent alive (`Request.parameterCStrings`), until reuse.
+    private var lender: AnyObject? = nil
     private var queryPairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
     // The request makes these strings each time they are read: made once per handle.
     private var parameterCache: [(name: String, value: String)]? = nil
@@ -83,6 +85,7 @@ final class RequestHandle {
         errorMessage = nil
         fields = nil
         parameters = nil
+        lender = nil
         queryPairs = nil
         parameterCache = nil
         queryCache = nil
@@ -129,7 +132,15 @@ final class RequestHandle {
     }
 
     func parameter(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
-        if parameters == nil { parameters = parameterList.map { (keep($0.name)!, keep($0.value)!) } }
+        if parameters == nil {
+            if let lent = request.parameterCStrings {
+                parameters = lent.pairs
+                lender = lent.owner
+                used = true
+            } else {
+                parameters = parameterList.map { (keep($0.name)!, keep($0.value)!) }
+            }
+        }
         guard let parameters, i < parameters.count else { return nil }
         return parameters[i]
     }

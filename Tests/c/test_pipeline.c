@@ -697,6 +697,40 @@ static void test_remove_param(void) {
   CHECK_EQ_INT(ilk_request_remove_param(NULL, "a"), ILK_EINVAL);
 }
 
+/* A parameter read before the request changes stays readable as it was (its strings live as long
+ * as the request), and a read after the change sees the change. */
+static int filter_reads_then_changes(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  const char *name = NULL, *value = NULL, *name2 = NULL, *value2 = NULL;
+  if (ilk_request_param_at(req, 0, &name, &value) != ILK_OK) return -1;
+  if (ilk_request_set_param(req, "a", "changed") != ILK_OK || ilk_request_remove_param(req, "b") != ILK_OK) return -1;
+  if (ilk_request_param_at(req, 0, &name2, &value2) != ILK_OK) return -1;
+  char buf[96];
+  snprintf(buf, sizeof buf, "%s=%s %s=%s %zu", name, value, name2, value2, ilk_request_param_count(req));
+  mark(buf);
+  return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
+}
+static int dest_a_b(const ilk_request *req, ilk_response *res, void *userdata) {
+  (void)res; (void)userdata;
+  const char *a = ilk_request_param(req, "a"), *b = ilk_request_param(req, "b");
+  char buf[64];
+  snprintf(buf, sizeof buf, "%zu:%s:%s", ilk_request_param_count(req), a ? a : "-", b ? b : "-");
+  mark(buf);
+  return ILK_OK;
+}
+static void test_parameters_read_before_a_change(void) {
+  ilk_router *r;
+  ilk_result *res;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/p/:a/:b", dest_a_b, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "reads-then-changes", filter_reads_then_changes, NULL, NULL);
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/p/1%202/3", &res), ILK_OK);
+  CHECK_EQ_STR(order, "a=1 2 a=changed 1 1:changed:- ");
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
 /* The result's response says what happened: 404, 405 with Allow, the last attempt's response. */
 static int dest_status(const ilk_request *req, ilk_response *res, void *userdata) {
   (void)req; (void)userdata;
@@ -748,6 +782,7 @@ int main(void) {
   test_ill_formed_utf8();
   test_filter_decides_once();
   test_remove_param();
+  test_parameters_read_before_a_change();
   test_answer_responses();
   return check_summary("test_pipeline");
 }

@@ -29,7 +29,8 @@ public struct Request: @unchecked Sendable {
         let count: Int
         let pathRange: Range<Int>
         let schemeRange, hostRange, portRange, queryRange, fragmentRange: Range<Int>?
-        let names: [String]
+        /// The matched route's parameter names (nil: none), which also hold them as C strings.
+        let names: ParameterNames?
         let values: Int               // where the values start
         /// Set once a part was changed: then every part is read from here.
         var fields: Fields?
@@ -127,7 +128,7 @@ public struct Request: @unchecked Sendable {
         }
         var parameters: [(name: String, value: String)] {
             if let fields { return fields.parameters }
-            let names = header.names
+            let names = header.names?.names ?? []
             var out: [(name: String, value: String)] = []
             out.reserveCapacity(names.count)
             withUnsafeMutablePointerToElements { bytes in
@@ -141,7 +142,26 @@ public struct Request: @unchecked Sendable {
             }
             return out
         }
-        var parameterCount: Int { fields?.parameters.count ?? header.names.count }
+        var parameterCount: Int { fields?.parameters.count ?? header.names?.names.count ?? 0 }
+        /// Each parameter's name and value as C strings, lent from the route's names and these
+        /// bytes (each value is followed by a NUL); nil once a callback changed a part.
+        func parameterCStrings() -> [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? {
+            guard fields == nil else { return nil }
+            guard let names = header.names else { return [] }
+            let count = names.names.count
+            return withUnsafeMutablePointerToElements { bytes in
+                var out: [(UnsafePointer<CChar>, UnsafePointer<CChar>)] = []
+                out.reserveCapacity(count)
+                var start = header.values
+                for i in 0..<count {
+                    let value = UnsafeRawPointer(bytes + start).assumingMemoryBound(to: CChar.self)
+                    out.append((UnsafePointer(names.storage + names.offsets[i]), value))
+                    while bytes[start] != 0 { start += 1 }
+                    start += 1
+                }
+                return out
+            }
+        }
 
         /// Every part as a string, so that one can be changed.
         func materialize() {
@@ -157,7 +177,7 @@ public struct Request: @unchecked Sendable {
     /// writes. It shares the state of `resolve`'s requests (another pass of the same resolve), or
     /// starts one.
     init(count: Int, path: Range<Int>, scheme: Range<Int>?, host: Range<Int>?,
-         port: Range<Int>?, query: Range<Int>?, fragment: Range<Int>?, names: [String], values: Int,
+         port: Range<Int>?, query: Range<Int>?, fragment: Range<Int>?, names: ParameterNames?, values: Int,
          method: String?, route: Route?, data: RouteData?, sharingStateWith resolve: Request?,
          fill: (UnsafeMutablePointer<UInt8>) -> Void) {
         storage = Storage.make(Header(count: count, pathRange: path, schemeRange: scheme, hostRange: host, portRange: port,
@@ -175,11 +195,18 @@ public struct Request: @unchecked Sendable {
     ///   - method: The method, or nil for any.
     public init(uri: String, method: String? = nil) {
         storage = Storage.make(Header(count: 0, pathRange: 0..<0, schemeRange: nil, hostRange: nil, portRange: nil,
-                                      queryRange: nil, fragmentRange: nil, names: [], values: 0,
+                                      queryRange: nil, fragmentRange: nil, names: nil, values: 0,
                                       fields: Fields(uri: uri, scheme: nil, host: nil, port: nil, path: "/", query: QueryItems(),
                                                      fragment: nil, parameters: []),
                                       method: method, route: nil, routeData: nil, metadata: [:], origin: nil,
                                       assignedState: nil)) { _ in }
+    }
+
+    /// Each parameter's name and value as C strings lent by the request, with the object that
+    /// keeps them alive (the C door holds it while it hands the pointers out); nil once a callback
+    /// changed a part of the request (its strings are then made from the changed parts).
+    package var parameterCStrings: (pairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)], owner: AnyObject)? {
+        storage.parameterCStrings().map { ($0, storage) }
     }
 
     /// Calls `body` with the request at `p`, not copied (no reference counted on its storage):

@@ -32,7 +32,7 @@ extension Matcher {
         let uriEnd = bytes.count
         return Request(count: total, path: uriEnd..<(uriEnd + pathLength),
                        scheme: spans.scheme, host: spans.host, port: spans.port, query: spans.query, fragment: spans.fragment,
-                       names: count > 0 ? parameterNames : [], values: values,
+                       names: count > 0 ? names : nil, values: values,
                        method: method, route: matched ? route : nil, data: data, sharingStateWith: resolve) { base in
             if let b = bytes.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: b, byteCount: bytes.count) }
             if pathLength > 0 { (base + bytes.count).initialize(from: pathBytes.baseAddress!, count: pathLength) }

@@ -212,6 +212,9 @@ class BuildPyWithLibrary(build_py):
 
     def run(self) -> None:
         super().run()
+        if not self.distribution.ext_modules:   # a build without the accelerator: none left from another
+            for stale in (Path(self.build_lib) / PACKAGE).glob("_speedups*.so"):
+                stale.unlink()
         if getattr(self, "editable_mode", False):
             return  # an editable install loads the checkout's build/lib (see _native.py)
         source = build_library(self.distribution.get_version())
@@ -230,9 +233,11 @@ class BuildPyWithLibrary(build_py):
 def speedups() -> list[Extension]:
     """The accelerator, built with the project's header (the ABI's types and codes). Optional: a
     machine that cannot compile it gets a package that matches through ctypes. The limited API
-    version is the C file's own Py_LIMITED_API; `py_limited_api` names the file .abi3.so."""
+    version is the C file's own Py_LIMITED_API; `py_limited_api` names the file .abi3.so.
+    INTERLOCK_PURE_PYTHON=1 leaves it out: a py3-none wheel for the Pythons an abi3 extension
+    does not serve (PyPy, free-threaded CPython), which pip picks there."""
     root = project_root()
-    if root is None:
+    if root is None or os.environ.get("INTERLOCK_PURE_PYTHON", "") not in ("", "0"):
         return []
     return [Extension(f"{PACKAGE}._speedups", [f"{PACKAGE}/_speedups.c"], include_dirs=[str(root / "include")],
                       py_limited_api=True, optional=True)]

@@ -68,10 +68,9 @@ class Router(_Changes, _RouteFiles):
         self._init_changes()                # route names, heads and data, and their free functions
         self._init_route_files()            # the highest route id given, and the lock over giving ids
         self._pointer: Optional[int] = handle.value
-        door = _door.door(self)              # the compiled `match`, if the accelerator is there
-        if door is not None:
-            self.match = door
-        self._finalizer = weakref.finalize(self, _free_router, handle.value, (self._free_object, self._free_held), door)
+        self._door = _door.door(self)        # what `match` calls, with the accelerator (_door.py)
+        self._finalizer = weakref.finalize(self, _free_router, handle.value, (self._free_object, self._free_held),
+                                           self._door)
 
     # -- lifecycle
 
@@ -174,8 +173,8 @@ class Router(_Changes, _RouteFiles):
         No Python callback runs. Raises MethodNotAllowedError (with `allowed`) if routes match
         `uri` only under other methods, URIError for a malformed URI, InvalidArgumentError for a
         malformed method (a NUL byte in it, among others), TypeError for what is no str.
-        With the compiled accelerator (`interlock.accelerated`), a router's `match` is its door,
-        which gives the same answers and errors (this method is then `_match_ctypes`)."""
+        With the compiled accelerator (`interlock.accelerated`) the lookup and the common answers
+        are made in C, with the same answers and errors (this method is then `_match_ctypes`)."""
         try:
             slot = self._slots.slot
         except AttributeError:
@@ -228,6 +227,8 @@ class Router(_Changes, _RouteFiles):
         return _new_tuple(Match, head + (params,))
 
     _match_ctypes = match   # the ctypes path, which the accelerator's door falls back on
+    if _door.accelerated:
+        match = _door.method(_match_ctypes)
 
     def match_many(self, uris: Sequence[str],
                    method: Union[None, str, Sequence[Optional[str]]] = None) -> "MatchList":

@@ -5,17 +5,22 @@
  * ctypes path, _router.py), and INTERLOCK_PURE_PYTHON=1 makes it unused. Built against CPython's
  * limited API, so one abi3 build serves every CPython from 3.9 on.
  *
- * It converts, and decides nothing. A router's door is its `match` (an attribute of the router
- * object, made with it). The lookup is the library's (ilk_router_match_packed, reached through the
- * address ctypes found, so both paths use the one library the package loaded), into the door's own
- * match handle: the GIL is held from the lookup until what it wrote is copied out, so one handle
- * serves every thread (an abi3 extension never runs without a GIL). The door makes the common answers
- * itself: no route (None), or a route whose head (id, name, pattern) the router knows, as a Match
- * with its parameters. Everything else is the ctypes path's, called with the same arguments
- * (`fallback`, _door.py), which holds the rules and the error messages: an argument the door does
- * not take as it is (no str, a method the package has not made yet, a lone surrogate), a route
- * whose head is unknown or which has data, an error, method not allowed, long parameters, and any
- * call once the router is closed.
+ * It converts, and decides nothing. Three small types:
+ * - Door, one per router (`router._door`): the door's own match handle and parameter buffer, and
+ *   what the answers are made of. The GIL is held from the lookup until what the lookup wrote is
+ *   copied out, so one handle serves every thread (an abi3 extension never runs without a GIL).
+ * - Method, Router.match itself (a descriptor, as a function is): `router.match` gives a Bound.
+ * - Bound, the router and its door, as a bound method holds its object (so a `router.match` kept
+ *   alone keeps the router alive, with no reference cycle through the router).
+ *
+ * A call makes the common answers itself: no route (None), or a route whose head (id, name,
+ * pattern) the router knows, as a Match with its parameters. The lookup is the library's
+ * (ilk_router_match_packed, reached through the address ctypes found, so both paths use the one
+ * library the package loaded). Everything else is the ctypes path's (`router._match_ctypes`, called
+ * with the same arguments), which holds the rules and the error messages: an argument the door
+ * does not take as it is (no str, a method the package has not made yet, a lone surrogate, keyword
+ * arguments), a route whose head is unknown or which has data, an error, method not allowed, long
+ * parameters, and any call once the router is closed.
  */
 #define Py_LIMITED_API 0x03090000
 #define PY_SSIZE_T_CLEAN
@@ -27,24 +32,37 @@
 typedef int64_t (*match_packed_fn)(ilk_router *router, const char *method, const char *uri,
                                    size_t uri_len, ilk_match *m);
 
+/* Names looked up on every call, made once. */
+static PyObject *door_name, *ctypes_name;
+static PyObject *door_type, *bound_type;
+
 typedef struct {
     PyObject_HEAD
     match_packed_fn match;
-    ilk_router *router;
+    ilk_router *router;     /* NULL once the router is closed */
     ilk_match *handle;
-    const char *buffer;     /* where the library writes the parameters (the slot's) */
+    const char *buffer;     /* where the library writes the parameters */
     Py_ssize_t capacity;
-    PyObject *heads;        /* dict: route id -> (id, name, pattern), the thread's (slot.routes) */
+    PyObject *heads;        /* dict: route id -> (id, name, pattern), the router's `_heads` */
     PyObject *methods;      /* dict: method str -> bytes, the package's (_text._METHODS) */
     PyObject *match_type;   /* interlock.Match */
     newfunc tuple_tp_new;   /* tuple's own constructor, where the limited API gives it (3.10 on) */
     PyObject *tuple_new;    /* else tuple.__new__; either makes a Match from its fields */
     PyObject *last_method;  /* the method of the last call and its bytes: most calls repeat it */
     PyObject *last_method_bytes;
-    PyObject *owner;        /* the slot: its match handle and buffer live while this door does */
-    PyObject *router_ref;   /* a weak reference to the router, for `fallback` */
-    PyObject *fallback;     /* fallback(router_ref, uri, method): the ctypes path's answer */
+    PyObject *owner;        /* what owns the handle and the buffer (a _MatchSlot) */
 } Door;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *doc;          /* the ctypes path's doc, which is the method's */
+} Method;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *router;
+    Door *door;
+} Bound;
 
 static void *address(PyObject *value, const char *what) {
     void *p = PyLong_AsVoidPtr(value);
@@ -53,27 +71,46 @@ static void *address(PyObject *value, const char *what) {
     return p;
 }
 
-/* Door(match_packed, router, handle, buffer, capacity, heads, methods, match_type, owner,
- * router_ref, fallback): the addresses as ints (ctypes'), the dicts, the Match type and the
- * functions the Python code uses. */
+/* Door(match_packed, router, handle, buffer, capacity, heads, methods, match_type, owner): the
+ * addresses as ints (ctypes'), the dicts and the Match type the Python code uses. */
 static PyObject *door_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *fn, *router, *handle, *buffer, *heads, *methods, *match_type, *owner, *router_ref, *fallback;
+    PyObject *fn, *router, *handle, *buffer, *heads, *methods, *match_type, *owner;
     Py_ssize_t capacity;
     if (kwargs != NULL && PyDict_Size(kwargs) != 0) {
         PyErr_SetString(PyExc_TypeError, "Door takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OOOOnO!O!OOOO", &fn, &router, &handle, &buffer, &capacity, &PyDict_Type, &heads,
-                          &PyDict_Type, &methods, &match_type, &owner, &router_ref, &fallback))
+    if (!PyArg_ParseTuple(args, "OOOOnO!O!OO", &fn, &router, &handle, &buffer, &capacity, &PyDict_Type, &heads,
+                          &PyDict_Type, &methods, &match_type, &owner))
         return NULL;
+    match_packed_fn match = (match_packed_fn)address(fn, "match_packed");
+    ilk_router *router_p = match ? address(router, "router") : NULL;
+    ilk_match *handle_p = router_p ? address(handle, "handle") : NULL;
+    const char *buffer_p = handle_p ? address(buffer, "buffer") : NULL;
+    if (buffer_p == NULL)
+        return NULL;
+    if (capacity < 0 || !PyType_Check(match_type)) {
+        PyErr_SetString(PyExc_ValueError, "Door: a negative capacity, or a Match that is no type");
+        return NULL;
+    }
+    PyObject *tuple_new = PyObject_GetAttrString((PyObject *)&PyTuple_Type, "__new__");
+    if (tuple_new == NULL)
+        return NULL;
+    newfunc tuple_tp_new = (newfunc)PyType_GetSlot(&PyTuple_Type, Py_tp_new);
+    if (tuple_tp_new == NULL)
+        PyErr_Clear();      /* 3.9: no slots of static types; tuple.__new__ then */
     Door *d = (Door *)PyType_GenericAlloc(type, 0);
-    if (d == NULL)
+    if (d == NULL) {
+        Py_DECREF(tuple_new);
         return NULL;
-    d->match = (match_packed_fn)address(fn, "match_packed");
-    d->router = address(router, "router");
-    d->handle = address(handle, "handle");
-    d->buffer = address(buffer, "buffer");
+    }
+    d->match = match;
+    d->router = router_p;
+    d->handle = handle_p;
+    d->buffer = buffer_p;
     d->capacity = capacity;
+    d->tuple_tp_new = tuple_tp_new;
+    d->tuple_new = tuple_new;
     Py_INCREF(heads);
     d->heads = heads;
     Py_INCREF(methods);
@@ -82,20 +119,6 @@ static PyObject *door_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     d->match_type = match_type;
     Py_INCREF(owner);
     d->owner = owner;
-    Py_INCREF(router_ref);
-    d->router_ref = router_ref;
-    Py_INCREF(fallback);
-    d->fallback = fallback;
-    d->tuple_tp_new = (newfunc)PyType_GetSlot(&PyTuple_Type, Py_tp_new);
-    if (d->tuple_tp_new == NULL)
-        PyErr_Clear();      /* 3.9: no slots of static types */
-    d->tuple_new = PyObject_GetAttrString((PyObject *)&PyTuple_Type, "__new__");
-    if (PyErr_Occurred() || d->tuple_new == NULL || capacity < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "Door: negative capacity");
-        Py_DECREF(d);
-        return NULL;
-    }
     return (PyObject *)d;
 }
 
@@ -109,11 +132,17 @@ static void door_dealloc(PyObject *self) {
     Py_XDECREF(d->last_method);
     Py_XDECREF(d->last_method_bytes);
     Py_XDECREF(d->owner);
-    Py_XDECREF(d->router_ref);
-    Py_XDECREF(d->fallback);
     freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
     free_fn(self);
     Py_DECREF(type);
+}
+
+/* door.close(): the router is being freed; every call from now on is the ctypes path's (which
+ * says the router is closed). */
+static PyObject *door_close(PyObject *self, PyObject *unused) {
+    (void)unused;
+    ((Door *)self)->router = NULL;
+    Py_RETURN_NONE;
 }
 
 /* The packed parameters ("name\0value\0...", `size` bytes) as a dict; NULL with an error set. */
@@ -145,93 +174,105 @@ static PyObject *params_of(const char *p, Py_ssize_t size) {
 }
 
 /* The ctypes path's answer to the call (or its error). */
-static PyObject *fall_back(Door *d, PyObject *args, PyObject *kwargs) {
+static PyObject *fall_back(PyObject *router, PyObject *args, PyObject *kwargs) {
     if (PyErr_Occurred())
         PyErr_Clear();
-    Py_ssize_t n = PyTuple_Size(args);
-    PyObject *full = PyTuple_New(n + 1);
-    if (full == NULL)
+    PyObject *method = PyObject_GetAttr(router, ctypes_name);
+    if (method == NULL)
         return NULL;
-    Py_INCREF(d->router_ref);
-    PyTuple_SetItem(full, 0, d->router_ref);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyTuple_GetItem(args, i);
-        Py_INCREF(item);
-        PyTuple_SetItem(full, i + 1, item);
-    }
-    PyObject *answer = PyObject_Call(d->fallback, full, kwargs);
-    Py_DECREF(full);
+    PyObject *answer = PyObject_Call(method, args, kwargs);
+    Py_DECREF(method);
     return answer;
 }
 
-/* door(uri, method=None): Router.match (see the top of this file for what it answers itself). */
-static PyObject *door_call(PyObject *self, PyObject *args, PyObject *kwargs) {
-    Door *d = (Door *)self;
+/* The method's bytes for the library (NULL: any method) in *text; 0, or -1 if the ctypes path
+ * is to convert it. */
+static int method_text(Door *d, PyObject *method, const char **text) {
+    *text = NULL;
+    if (method == Py_None)
+        return 0;
+    if (!PyUnicode_Check(method))
+        return -1;
+    if (method == d->last_method) {
+        *text = PyBytes_AsString(d->last_method_bytes);
+        return 0;
+    }
+    if (PyUnicode_GetLength(method) == 0)
+        return 0;
+    /* Only the methods the package has made already (with its checks): others it makes. */
+    PyObject *made = PyDict_GetItemWithError(d->methods, method);
+    if (made == NULL || !PyBytes_Check(made))
+        return -1;
+    /* Stored before the old ones are let go of: letting go may run Python code, which may call
+     * this door again. */
+    PyObject *old_method = d->last_method, *old_bytes = d->last_method_bytes;
+    Py_INCREF(method);
+    Py_INCREF(made);
+    d->last_method = method;
+    d->last_method_bytes = made;
+    *text = PyBytes_AsString(made);
+    Py_XDECREF(old_method);
+    Py_XDECREF(old_bytes);
+    return 0;
+}
+
+/* router.match(uri, method=None) through `d` (see the top of this file). */
+static PyObject *door_match(Door *d, PyObject *router, PyObject *args, PyObject *kwargs) {
     Py_ssize_t n = PyTuple_Size(args);
     if (d->router == NULL || (kwargs != NULL && PyDict_Size(kwargs) != 0) || n < 1 || n > 2)
-        return fall_back(d, args, kwargs);
+        return fall_back(router, args, kwargs);
     PyObject *uri = PyTuple_GetItem(args, 0), *method = n == 2 ? PyTuple_GetItem(args, 1) : Py_None;
-    if (uri == NULL || method == NULL || !PyUnicode_Check(uri))
-        return fall_back(d, args, kwargs);
-
-    const char *method_text = NULL;       /* NULL: any method */
-    if (method != Py_None) {
-        if (!PyUnicode_Check(method))
-            return fall_back(d, args, kwargs);
-        if (method == d->last_method) {
-            method_text = PyBytes_AsString(d->last_method_bytes);
-        } else if (PyUnicode_GetLength(method) != 0) {
-            /* Only the methods the package has made already (with its checks): others it makes. */
-            PyObject *made = PyDict_GetItemWithError(d->methods, method);
-            if (made == NULL || !PyBytes_Check(made))
-                return fall_back(d, args, kwargs);
-            Py_INCREF(method);
-            Py_INCREF(made);
-            Py_XDECREF(d->last_method);
-            Py_XDECREF(d->last_method_bytes);
-            d->last_method = method;
-            d->last_method_bytes = made;
-            method_text = PyBytes_AsString(made);
-        }
-    }
-
-    PyObject *utf8 = PyUnicode_AsUTF8String(uri);   /* a lone surrogate: the Python code says where */
+    const char *method_bytes;
+    if (uri == NULL || method == NULL || !PyUnicode_Check(uri) || method_text(d, method, &method_bytes) < 0)
+        return fall_back(router, args, kwargs);
+    PyObject *utf8 = PyUnicode_AsUTF8String(uri);   /* a lone surrogate: the ctypes path says where */
     if (utf8 == NULL)
-        return fall_back(d, args, kwargs);
+        return fall_back(router, args, kwargs);
     char *text;
     Py_ssize_t length;
     if (PyBytes_AsStringAndSize(utf8, &text, &length) < 0) {
         Py_DECREF(utf8);
         return NULL;
     }
-    int64_t rc = d->match(d->router, method_text, text, (size_t)length, d->handle);
-    Py_DECREF(utf8);
+    if (d->router == NULL) {      /* closed while the method's hash ran */
+        Py_DECREF(utf8);
+        return fall_back(router, args, kwargs);
+    }
+    int64_t rc = d->match(d->router, method_bytes, text, (size_t)length, d->handle);
 
-    if (rc == ILK_NOT_FOUND)
-        Py_RETURN_NONE;
     const int64_t matched = (int64_t)1 << 32;
     Py_ssize_t size = (Py_ssize_t)(rc & 0xFFFFFFFF);
     char packed[4096];
+    if (rc >= matched && size <= d->capacity && size <= (Py_ssize_t)sizeof packed) {
+        /* Copied before anything is allocated or let go of: either may run the garbage
+         * collector, and a finalizer Python code, during which another thread may look up
+         * through this door. */
+        memcpy(packed, d->buffer, (size_t)size);
+    }
+    Py_DECREF(utf8);
+    if (rc == ILK_NOT_FOUND)
+        Py_RETURN_NONE;
     if (rc < matched || size > d->capacity || size > (Py_ssize_t)sizeof packed)
-        return fall_back(d, args, kwargs);
-    /* Copied before anything is allocated: an allocation may run the garbage collector, and a
-     * finalizer Python code, during which another thread may look up through this door. */
-    memcpy(packed, d->buffer, (size_t)size);
+        return fall_back(router, args, kwargs);
     PyObject *id = PyLong_FromLongLong(rc >> 32);
     if (id == NULL)
         return NULL;
-    PyObject *head = PyDict_GetItemWithError(d->heads, id);    /* borrowed */
+    PyObject *head = PyDict_GetItemWithError(d->heads, id);
     Py_DECREF(id);
     if (head == NULL || !PyTuple_Check(head) || PyTuple_Size(head) != 3)
-        return fall_back(d, args, kwargs);
+        return fall_back(router, args, kwargs);
+    Py_INCREF(head);    /* borrowed from `heads`, which a change may empty during an allocation */
     PyObject *fields = PyTuple_New(4);
-    if (fields == NULL)
+    if (fields == NULL) {
+        Py_DECREF(head);
         return NULL;
+    }
     for (Py_ssize_t i = 0; i < 3; i++) {
         PyObject *field = PyTuple_GetItem(head, i);
         Py_INCREF(field);
         PyTuple_SetItem(fields, i, field);
     }
+    Py_DECREF(head);
     PyObject *params = params_of(packed, size);
     if (params == NULL) {
         Py_DECREF(fields);
@@ -250,12 +291,111 @@ static PyObject *door_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     return answer;
 }
 
-/* door.close(): the router is being freed; every call from now on is the ctypes path's (which
- * says the router is closed). */
-static PyObject *door_close(PyObject *self, PyObject *unused) {
-    (void)unused;
-    ((Door *)self)->router = NULL;
-    Py_RETURN_NONE;
+/* Method(doc): Router.match. */
+static PyObject *method_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *doc;
+    if ((kwargs != NULL && PyDict_Size(kwargs) != 0) || !PyArg_ParseTuple(args, "O", &doc)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "Method takes the doc only");
+        return NULL;
+    }
+    Method *m = (Method *)PyType_GenericAlloc(type, 0);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(doc);
+    m->doc = doc;
+    return (PyObject *)m;
+}
+
+static void method_dealloc(PyObject *self) {
+    PyTypeObject *type = Py_TYPE(self);
+    Py_XDECREF(((Method *)self)->doc);
+    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    free_fn(self);
+    Py_DECREF(type);
+}
+
+/* router.match: the router with its door, bound; Router.match: the method itself. A router
+ * without a door (none made for it) gets its ctypes path. */
+static PyObject *method_get(PyObject *self, PyObject *router, PyObject *type) {
+    (void)type;
+    if (router == NULL || router == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    PyObject *door = PyObject_GetAttr(router, door_name);
+    if (door == NULL || !PyObject_TypeCheck(door, (PyTypeObject *)door_type)) {
+        Py_XDECREF(door);
+        PyErr_Clear();
+        return PyObject_GetAttr(router, ctypes_name);
+    }
+    Bound *b = (Bound *)PyType_GenericAlloc((PyTypeObject *)bound_type, 0);
+    if (b == NULL) {
+        Py_DECREF(door);
+        return NULL;
+    }
+    Py_INCREF(router);
+    b->router = router;
+    b->door = (Door *)door;
+    return (PyObject *)b;
+}
+
+/* Router.match(router, uri, method=None): the ctypes path's. */
+static PyObject *method_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)self;
+    Py_ssize_t n = PyTuple_Size(args);
+    if (n < 1) {
+        PyErr_SetString(PyExc_TypeError, "Router.match() needs the router as its first argument");
+        return NULL;
+    }
+    PyObject *rest = PyTuple_GetSlice(args, 1, n);
+    if (rest == NULL)
+        return NULL;
+    PyObject *answer = fall_back(PyTuple_GetItem(args, 0), rest, kwargs);
+    Py_DECREF(rest);
+    return answer;
+}
+
+static PyObject *method_doc(PyObject *self, void *closure) {
+    (void)closure;
+    Py_INCREF(((Method *)self)->doc);
+    return ((Method *)self)->doc;
+}
+
+static void bound_dealloc(PyObject *self) {
+    Bound *b = (Bound *)self;
+    PyTypeObject *type = Py_TYPE(self);
+    Py_XDECREF(b->router);
+    Py_XDECREF((PyObject *)b->door);
+    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    free_fn(self);
+    Py_DECREF(type);
+}
+
+static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    Bound *b = (Bound *)self;
+    return door_match(b->door, b->router, args, kwargs);
+}
+
+static PyObject *bound_self(PyObject *self, void *closure) {
+    (void)closure;
+    Py_INCREF(((Bound *)self)->router);
+    return ((Bound *)self)->router;
+}
+
+/* The bound method's doc is the method's (the class's `match`). */
+static PyObject *bound_doc(PyObject *self, void *closure) {
+    (void)closure;
+    PyObject *type = PyObject_Type(((Bound *)self)->router);
+    if (type == NULL)
+        return NULL;
+    PyObject *method = PyObject_GetAttrString(type, "_match_ctypes");
+    Py_DECREF(type);
+    if (method == NULL)
+        return NULL;
+    PyObject *doc = PyObject_GetAttrString(method, "__doc__");
+    Py_DECREF(method);
+    return doc;
 }
 
 static PyMethodDef door_methods[] = {
@@ -266,18 +406,41 @@ static PyMethodDef door_methods[] = {
 static PyType_Slot door_slots[] = {
     {Py_tp_new, door_new},
     {Py_tp_dealloc, door_dealloc},
-    {Py_tp_call, door_call},
     {Py_tp_methods, door_methods},
-    {Py_tp_doc, "Router.match through the compiled accelerator (see Router.match; interlock/_speedups.c)."},
+    {Py_tp_doc, "A router's door to the library's lookup (see interlock/_speedups.c)."},
     {0, NULL},
 };
 
-static PyType_Spec door_spec = {
-    .name = "interlock._speedups.Door",
-    .basicsize = sizeof(Door),
-    .flags = Py_TPFLAGS_DEFAULT,
-    .slots = door_slots,
+static PyGetSetDef method_getset[] = {
+    {"__doc__", method_doc, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
+
+static PyType_Slot method_slots[] = {
+    {Py_tp_new, method_new},
+    {Py_tp_dealloc, method_dealloc},
+    {Py_tp_descr_get, method_get},
+    {Py_tp_call, method_call},
+    {Py_tp_getset, method_getset},
+    {0, NULL},
+};
+
+static PyGetSetDef bound_getset[] = {
+    {"__self__", bound_self, NULL, "The router.", NULL},
+    {"__doc__", bound_doc, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot bound_slots[] = {
+    {Py_tp_dealloc, bound_dealloc},
+    {Py_tp_call, bound_call},
+    {Py_tp_getset, bound_getset},
+    {0, NULL},
+};
+
+static PyType_Spec door_spec = {"interlock._speedups.Door", sizeof(Door), 0, Py_TPFLAGS_DEFAULT, door_slots};
+static PyType_Spec method_spec = {"interlock._speedups.Method", sizeof(Method), 0, Py_TPFLAGS_DEFAULT, method_slots};
+static PyType_Spec bound_spec = {"interlock._speedups.BoundMatch", sizeof(Bound), 0, Py_TPFLAGS_DEFAULT, bound_slots};
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
@@ -290,9 +453,16 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    PyObject *door = PyType_FromSpec(&door_spec);
-    if (door == NULL || PyModule_AddObject(m, "Door", door) < 0) {
-        Py_XDECREF(door);
+    door_name = PyUnicode_InternFromString("_door");
+    ctypes_name = PyUnicode_InternFromString("_match_ctypes");
+    door_type = PyType_FromSpec(&door_spec);
+    bound_type = PyType_FromSpec(&bound_spec);
+    PyObject *method_type = PyType_FromSpec(&method_spec);
+    if (door_name == NULL || ctypes_name == NULL || door_type == NULL || bound_type == NULL || method_type == NULL
+        || PyModule_AddObject(m, "Door", (Py_INCREF(door_type), door_type)) < 0
+        || PyModule_AddObject(m, "BoundMatch", (Py_INCREF(bound_type), bound_type)) < 0
+        || PyModule_AddObject(m, "Method", method_type) < 0) {
+        Py_XDECREF(method_type);
         Py_DECREF(m);
         return NULL;
     }

@@ -8,6 +8,7 @@ import gc
 import importlib.util
 import subprocess
 import sys
+import weakref
 
 import pytest
 
@@ -69,10 +70,17 @@ CALLS = [
 
 
 @needs_accelerator
-def test_match_is_the_routers_door() -> None:
+def test_match_is_the_router_bound_with_its_door() -> None:
     router = interlock.Router()
-    assert type(router.match).__name__ == "Door" and router.match is not router._match_ctypes
-    assert router._match_ctypes.__doc__ == interlock.Router.match.__doc__
+    router.add_route("/u/:id", name="u")
+    assert type(router.match).__name__ == "BoundMatch" and router.match.__self__ is router
+    assert router.match.__doc__ == interlock.Router.match.__doc__ == interlock.Router._match_ctypes.__doc__
+    assert interlock.Router.match(router, "/u/1") == router.match("/u/1") == (1, "u", "/u/:id", {"id": "1"})
+
+    class Own(interlock.Router):            # a subclass's own match is its own
+        def match(self, uri, method=None):
+            return ("own", uri)
+    assert Own().match("/u/1") == ("own", "/u/1")
 
 
 @needs_accelerator
@@ -111,17 +119,22 @@ def test_the_door_follows_changes_to_the_table() -> None:
 
 
 @needs_accelerator
-def test_a_closed_or_collected_router_is_refused() -> None:
+def test_a_closed_router_is_refused_and_a_kept_match_keeps_its_router() -> None:
     router = interlock.Router()
     router.add_route("/x")
     assert router.match("/x") is not None
     router.close()
     with pytest.raises(interlock.InvalidArgumentError, match="router is closed"):
         router.match("/x")
-    door = interlock.Router().match        # the router is gone once this line ends
+    kept = interlock.Router()
+    kept.add_route("/x")
+    match = kept.match                 # as a bound method does, it holds the router
+    collected = weakref.ref(kept)
+    del kept
     gc.collect()
-    with pytest.raises(interlock.InvalidArgumentError, match="router is closed"):
-        door("/x")
+    assert collected() is not None and match("/x").pattern == "/x"
+    del match                          # and no cycle holds it after: freed at once
+    assert collected() is None
 
 
 def test_interlock_pure_python_forces_the_ctypes_path() -> None:
@@ -129,7 +142,7 @@ def test_interlock_pure_python_forces_the_ctypes_path() -> None:
               "print(interlock.accelerated, type(r.match).__name__, r.match('/u/7').params)")
     built = importlib.util.find_spec("interlock._speedups") is not None
     for value, expected in (("1", "False method {'id': '7'}"),
-                            ("0", f"{built} {'Door' if built else 'method'} {{'id': '7'}}")):
+                            ("0", f"{built} {'BoundMatch' if built else 'method'} {{'id': '7'}}")):
         out = subprocess.run([sys.executable, "-c", script], cwd=PACKAGE, capture_output=True, text=True,
                              env=clean_environment(INTERLOCK_PURE_PYTHON=value))
         assert out.returncode == 0, out.stderr

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import interlock
-from conftest import clean_environment
+from conftest import PACKAGE, clean_environment, python_build
 
 # What a manylinux wheel may leave to the system (the PEP 600 set, as auditwheel's policies have it).
 SYSTEM_LIBRARIES = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
@@ -58,6 +58,17 @@ def test_the_wheel_is_named_and_tagged_cp39_abi3_manylinux(built_wheel: Path) ->
         wheel_info = archive.read(f"interlock-{interlock.__version__}.dist-info/WHEEL").decode()
     assert f"Tag: cp39-abi3-manylinux_2_{match['glibc']}_x86_64" in wheel_info.splitlines()
     assert "Root-Is-Purelib: false" in wheel_info.splitlines()
+
+
+def test_a_wheel_without_the_accelerator_serves_the_other_pythons(tmp_path: Path) -> None:
+    """INTERLOCK_PURE_PYTHON=1 at build time: py3-none (PyPy, free-threaded CPython), ctypes only."""
+    run = python_build(PACKAGE, tmp_path, "wheel", INTERLOCK_PURE_PYTHON="1")
+    assert run.returncode == 0, run.stdout + run.stderr
+    (wheel,) = tmp_path.glob("*.whl")
+    assert re.fullmatch(rf"interlock-{re.escape(interlock.__version__)}-py3-none-manylinux_2_\d+_x86_64\.whl", wheel.name)
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert "interlock/libinterlock.so" in names and not any("_speedups" in name for name in names)
 
 
 def test_the_tag_is_the_glibc_the_library_needs(built_wheel: Path, tmp_path: Path) -> None:
@@ -135,7 +146,7 @@ router.add_route("GET https://example.com/repos/:owner/:repo/issues/:number(\\d+
 assert router.resolve("myapp://user/42").response.body == b"user 42"
 assert router.resolve("myapp://user/forty-two").status is interlock.Status.NOT_FOUND
 assert router.resolve("https://example.com/repos/a/b/issues/7", "GET").response.body == b"issue a/b#7"
-assert interlock.accelerated and type(router.match).__name__ == "Door"   # the wheel's accelerator
+assert interlock.accelerated and type(router.match).__name__ == "BoundMatch"   # the wheel's accelerator
 for _ in range(2):   # the second through the door itself (the first finds the route's head)
     assert router.match("https://example.com/repos/a/b/issues/7", "GET").params == {"owner": "a", "repo": "b", "number": "7"}
 assert router.url_for("user", id=7) == "myapp://user/7"

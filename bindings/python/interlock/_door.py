@@ -12,9 +12,9 @@ errors, from one piece of code."""
 from __future__ import annotations
 
 import ctypes
-import os
 from typing import TYPE_CHECKING, Any, Callable
 
+from . import _native as n
 from . import _text
 from ._matches import Match
 from ._slot import _SLOT_BUFFER, _match_packed, _MatchSlot
@@ -22,13 +22,7 @@ from ._slot import _SLOT_BUFFER, _match_packed, _MatchSlot
 if TYPE_CHECKING:
     from ._router import Router
 
-try:
-    if os.environ.get("INTERLOCK_PURE_PYTHON", "") not in ("", "0"):
-        raise ImportError("INTERLOCK_PURE_PYTHON is set")
-    from . import _speedups
-except ImportError:
-    _speedups = None  # type: ignore[assignment]
-
+_speedups = n.speedups
 accelerated = _speedups is not None
 _MATCH_PACKED = ctypes.cast(_match_packed, ctypes.c_void_p).value
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Optional, Sequence
 
 from . import _native as n
 from . import _wire
@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from ._router import Router
 
 _new_tuple = tuple.__new__
+# Every answer of a batch made at once in C (interlock/_speedups.c), or None: MatchList._at each.
+_entries = n.speedups.entries if n.speedups is not None else None
 
 
 class Match(NamedTuple):
@@ -52,19 +54,34 @@ class MatchList(Sequence[Optional[Match]]):
     """The answers of `Router.match_many`, in order: a `Match` for each URI that matched, None for
     the others (`status(i)` tells why: NOT_FOUND, or METHOD_NOT_ALLOWED where routes match the URI
     only under other methods). The answers are held as the library laid them out (one bytes
-    object) and made into `Match` values when read, so a batch costs little more than the
-    lookups; `route_ids()` reads every id at once.
+    object) and made into `Match` values when read (with the accelerator, all of them at the
+    first read, in C), so a batch costs little more than the lookups; `route_ids()` reads every
+    id at once.
 
-    An entry's name and pattern are its route's when the entry is read (the pattern None if the
+    An entry's name and pattern are its route's when the entries are read (the pattern None if the
     route was removed since). Its `data` is None: the batch's answers hold route ids only, and the
     library gives a route's data through one lookup's state (ilk_match_route_data); `match` the
     URI for it."""
 
-    __slots__ = ("_router", "_count", "_blob", "_views")
+    __slots__ = ("_router", "_count", "_blob", "_views", "_made")
 
     def __init__(self, router: "Router", blob: bytes, count: int) -> None:
         self._router, self._blob, self._count = router, blob, count
         self._views: Optional[_wire.BatchViews] = None
+        self._made: Optional[list[Optional[Match]]] = None
+
+    def _entry(self, i: int) -> Optional[Match]:
+        made = self._made
+        if made is None and _entries is not None:
+            made = self._made = _entries(self._blob, self._count, self._router._routes, self._router._route_info, Match)
+        return made[i] if made is not None else self._at(i)
+
+    def __iter__(self) -> Iterator[Optional[Match]]:
+        if _entries is None:
+            return (self._at(i) for i in range(self._count))
+        if self._made is None and self._count:
+            self._entry(0)
+        return iter(self._made or ())
 
     def _parts(self) -> _wire.BatchViews:
         """Statuses, route ids, offsets and text (_wire.batch_views): cut when first read, since a
@@ -79,10 +96,10 @@ class MatchList(Sequence[Optional[Match]]):
 
     def __getitem__(self, index: Any) -> Any:
         if type(index) is int and 0 <= index < self._count:
-            return self._at(index)
+            return self._entry(index)
         if isinstance(index, slice):
-            return [self._at(i) for i in range(*index.indices(self._count))]
-        return self._at(self._index(index))
+            return [self._entry(i) for i in range(*index.indices(self._count))]
+        return self._entry(self._index(index))
 
     def _index(self, index: Any) -> int:
         """`index` (an int, or what has `__index__`; negative from the end) as an answer's index."""
@@ -102,6 +119,7 @@ class MatchList(Sequence[Optional[Match]]):
         return _STATUS_OF[self._parts()[0][self._index(index)]]
 
     def _at(self, i: int) -> Optional[Match]:
+        """Answer `i`, made in Python (without the accelerator, whose `entries` makes the same)."""
         statuses, ids, offsets, text = self._parts()
         if statuses[i] != n.OK:
             return None

@@ -59,6 +59,15 @@ lib = _load()
 # the GIL (_slot.py). `pydll[name]` makes a function object of its own, leaving `lib`'s declared.
 pydll = ctypes.PyDLL(lib._name, handle=lib._handle)
 
+# The optional compiled accelerator (interlock/_speedups.c; _door.py and _matches.py use it), or
+# None: not built, or INTERLOCK_PURE_PYTHON set (to anything but "" or "0") at import.
+try:
+    if os.environ.get("INTERLOCK_PURE_PYTHON", "") not in ("", "0"):
+        raise ImportError("INTERLOCK_PURE_PYTHON is set")
+    from . import _speedups as speedups
+except ImportError:
+    speedups = None
+
 PP = POINTER(c_char_p)
 
 DESTINATION_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p)

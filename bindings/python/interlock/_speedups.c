@@ -173,6 +173,39 @@ static PyObject *params_of(const char *p, Py_ssize_t size) {
     return params;
 }
 
+/* A Match of `head` (id, name, pattern) and the packed parameters at `p` (`size` bytes). */
+static PyObject *make_match(PyObject *match_type, newfunc tuple_tp_new, PyObject *tuple_new, PyObject *head,
+                            const char *p, Py_ssize_t size) {
+    if (!PyTuple_Check(head) || PyTuple_Size(head) != 3) {
+        PyErr_SetString(PyExc_TypeError, "a route's head is (id, name, pattern)");
+        return NULL;
+    }
+    PyObject *fields = PyTuple_New(4);
+    if (fields == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < 3; i++) {
+        PyObject *field = PyTuple_GetItem(head, i);
+        Py_INCREF(field);
+        PyTuple_SetItem(fields, i, field);
+    }
+    PyObject *params = params_of(p, size);
+    if (params == NULL) {
+        Py_DECREF(fields);
+        return NULL;
+    }
+    PyTuple_SetItem(fields, 3, params);
+    PyObject *answer;
+    if (tuple_tp_new != NULL) {
+        PyObject *call_args = PyTuple_Pack(1, fields);
+        answer = call_args ? tuple_tp_new((PyTypeObject *)match_type, call_args, NULL) : NULL;
+        Py_XDECREF(call_args);
+    } else {
+        answer = PyObject_CallFunctionObjArgs(tuple_new, match_type, fields, NULL);
+    }
+    Py_DECREF(fields);
+    return answer;
+}
+
 /* The ctypes path's answer to the call (or its error). */
 static PyObject *fall_back(PyObject *router, PyObject *args, PyObject *kwargs) {
     if (PyErr_Occurred())
@@ -262,33 +295,74 @@ static PyObject *door_match(Door *d, PyObject *router, PyObject *args, PyObject 
     if (head == NULL || !PyTuple_Check(head) || PyTuple_Size(head) != 3)
         return fall_back(router, args, kwargs);
     Py_INCREF(head);    /* borrowed from `heads`, which a change may empty during an allocation */
-    PyObject *fields = PyTuple_New(4);
-    if (fields == NULL) {
-        Py_DECREF(head);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < 3; i++) {
-        PyObject *field = PyTuple_GetItem(head, i);
-        Py_INCREF(field);
-        PyTuple_SetItem(fields, i, field);
-    }
+    PyObject *answer = make_match(d->match_type, d->tuple_tp_new, d->tuple_new, head, packed, size);
     Py_DECREF(head);
-    PyObject *params = params_of(packed, size);
-    if (params == NULL) {
-        Py_DECREF(fields);
+    return answer;
+}
+
+/* entries(blob, count, heads, head_of, match_type): every answer of a batch (the layout of
+ * ilk_match_batch_copy: int32 statuses, uint32 route ids, count + 1 size_t offsets, the text), a
+ * Match for each that matched (its head from `heads`, or else `head_of(route_id)`), None for the
+ * others: what MatchList's entries are, made at once. */
+static PyObject *entries(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *blob, *heads, *head_of, *match_type;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "O!nO!OO", &PyBytes_Type, &blob, &count, &PyDict_Type, &heads, &head_of,
+                          &match_type))
+        return NULL;
+    char *data;
+    Py_ssize_t size;
+    if (PyBytes_AsStringAndSize(blob, &data, &size) < 0)
+        return NULL;
+    if (count < 0 || count > (size - 8) / 16) {
+        PyErr_SetString(PyExc_ValueError, "entries: the batch is shorter than its count says");
         return NULL;
     }
-    PyTuple_SetItem(fields, 3, params);
-    PyObject *answer;
-    if (d->tuple_tp_new != NULL) {
-        PyObject *call_args = PyTuple_Pack(1, fields);
-        answer = call_args ? d->tuple_tp_new((PyTypeObject *)d->match_type, call_args, NULL) : NULL;
-        Py_XDECREF(call_args);
-    } else {
-        answer = PyObject_CallFunctionObjArgs(d->tuple_new, d->match_type, fields, NULL);
+    const Py_ssize_t text_start = 16 * count + 8;
+    PyObject *tuple_new = PyObject_GetAttrString((PyObject *)&PyTuple_Type, "__new__");
+    if (tuple_new == NULL)
+        return NULL;
+    newfunc tuple_tp_new = (newfunc)PyType_GetSlot(&PyTuple_Type, Py_tp_new);
+    if (tuple_tp_new == NULL)
+        PyErr_Clear();
+    PyObject *out = PyList_New(count);
+    for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
+        int32_t status;
+        uint32_t id;
+        size_t from, to;
+        memcpy(&status, data + 4 * i, sizeof status);
+        memcpy(&id, data + 4 * count + 4 * i, sizeof id);
+        memcpy(&from, data + 8 * count + 8 * i, sizeof from);
+        memcpy(&to, data + 8 * count + 8 * (i + 1), sizeof to);
+        PyObject *entry = NULL;
+        if (status != ILK_OK) {
+            Py_INCREF(Py_None);
+            entry = Py_None;
+        } else if (from > to || (Py_ssize_t)to > size - text_start) {
+            PyErr_SetString(PyExc_ValueError, "entries: an answer's text lies outside the batch");
+        } else {
+            PyObject *key = PyLong_FromUnsignedLong(id);
+            PyObject *head = key ? PyDict_GetItemWithError(heads, key) : NULL;
+            if (head != NULL)
+                Py_INCREF(head);
+            else if (key != NULL && !PyErr_Occurred())
+                head = PyObject_CallFunctionObjArgs(head_of, key, NULL);
+            Py_XDECREF(key);
+            if (head != NULL) {
+                entry = make_match(match_type, tuple_tp_new, tuple_new, head, data + text_start + from,
+                                   (Py_ssize_t)(to - from));
+                Py_DECREF(head);
+            }
+        }
+        if (entry == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SetItem(out, i, entry);
     }
-    Py_DECREF(fields);
-    return answer;
+    Py_DECREF(tuple_new);
+    return out;
 }
 
 /* Method(doc): Router.match. */
@@ -442,11 +516,17 @@ static PyType_Spec door_spec = {"interlock._speedups.Door", sizeof(Door), 0, Py_
 static PyType_Spec method_spec = {"interlock._speedups.Method", sizeof(Method), 0, Py_TPFLAGS_DEFAULT, method_slots};
 static PyType_Spec bound_spec = {"interlock._speedups.BoundMatch", sizeof(Bound), 0, Py_TPFLAGS_DEFAULT, bound_slots};
 
+static PyMethodDef module_functions[] = {
+    {"entries", entries, METH_VARARGS, "Every answer of a batch, made at once (see _speedups.c)."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "interlock._speedups",
-    .m_doc = "Router.match's common answer in C over libinterlock (optional; see _speedups.c).",
+    .m_doc = "Router.match's and match_many's answers in C over libinterlock (optional; see _speedups.c).",
     .m_size = -1,
+    .m_methods = module_functions,
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {

@@ -100,6 +100,29 @@ def test_both_paths_give_the_same_answers_and_errors(github_routes) -> None:
 
 
 @needs_accelerator
+def test_a_batchs_answers_are_made_the_same_in_c(github_routes) -> None:
+    """match_many's entries, made at once by the accelerator, against MatchList._at, the Python
+    path: the same values and types, on a batch whose routes change between the lookup and the
+    read (a removed route's pattern is None)."""
+    router = table(github_routes)
+    uris = [args[0] for args in CALLS if isinstance(args[0], str) and "\0" not in args[0]
+            and "\ud800" not in args[0] and "%zz" not in args[0] and "\x01" not in args[0]]
+    uris += [path.replace(":", "v-").replace("*", "") for _, path in github_routes]
+    for method in (None, "GET", "POST"):
+        answers = router.match_many(uris, method)
+        python_path = [answers._at(i) for i in range(len(answers))]
+        made = list(answers)
+        assert [type(a) for a in made] == [type(a) for a in python_path]
+        assert [repr(a) for a in made] == [repr(a) for a in python_path]
+        assert answers[3] == python_path[3] and answers[-1] == python_path[-1] and answers[2:5] == python_path[2:5]
+        assert any(a is not None for a in made) and any(a is None for a in made)
+    later = router.match_many(["/with/data/1", "/files/a.json"])
+    router.remove_route("file")
+    assert list(later) == [later._at(0), later._at(1)] == [(later[0].route_id, "data", "/with/data/:x", {"x": "1"}),
+                                                          (later[1].route_id, "file", None, {"name": "a"})]
+
+
+@needs_accelerator
 def test_the_door_follows_changes_to_the_table() -> None:
     router = interlock.Router()
     item = router.add_route("GET /old/:x", name="item")

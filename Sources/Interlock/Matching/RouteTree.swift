@@ -332,7 +332,12 @@ struct RouteTree {
                 case .literal(let b):
                     let k = key(b)
                     parent.literalChildren[k] = nil
-                    parent.literalOrder.removeAll { $0 === child }     // listed as changed above
+                    // Listed as changed above. Found by identity over the buffer: a node may have
+                    // tens of thousands of literal children, and a closure over the array retains each.
+                    let id = ObjectIdentifier(child)
+                    if let i = parent.literalOrder.withUnsafeBufferPointer({ $0.firstIndex { ObjectIdentifier($0) == id } }) {
+                        parent.literalOrder.remove(at: i)
+                    }
                 case .parameter: parent.parameterChild = nil
                 case .constrained: parent.constrainedChildren.removeAll { $0 === child }
                 case .catchAll:

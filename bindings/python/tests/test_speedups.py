@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import random
+import re
 import subprocess
 import sys
 import weakref
@@ -97,6 +99,33 @@ def test_both_paths_give_the_same_answers_and_errors(github_routes) -> None:
     for method, path in github_routes:
         uri = path.replace(":", "v-").replace("*", "")
         assert outcome(router.match, uri, method) == outcome(router._match_ctypes, uri, method), uri
+
+
+@needs_accelerator
+def test_random_calls_give_the_same_answers_and_errors(github_routes) -> None:
+    """Random URIs and methods, built from the pieces that matter (escapes, NULs, surrogates,
+    schemes, hosts, long segments), through both paths, in several rounds of changes."""
+    router = table(github_routes)
+    rng = random.Random(32)
+    pieces = ["/", "users", "repos", "octocat", "%20", "%zz", "%", "\0", "\ud800", "\u00e9", "?q=1", "#f", ".json",
+              "myapp://user/", "https://a.example.com:8443/t/", "files", "assets", "x" * 300, "//", "..", ";", "+"]
+    values = ["octocat", "42", "%20", "\u00e9", "a.b", "%zz"]
+    methods = [None, "", "GET", "GET", "POST", "get", "G\0T", "\u00c9", "X" * 70, 7]
+    for round_ in range(4):
+        for _ in range(500):
+            if rng.random() < 0.5:     # a route's own shape, its parameters random
+                _, path = rng.choice(github_routes)
+                uri = re.sub(r":\w+", lambda _: "".join(rng.choice(values) for _ in range(rng.randrange(1, 3))), path)
+            else:
+                uri = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 7)))
+            method = rng.choice(methods)
+            assert outcome(router.match, uri, method) == outcome(router._match_ctypes, uri, method), (uri, method)
+        name = rng.choice(["user", "file", "assets", "data"])
+        if round_ % 2 == 0:
+            router.replace_route(name, {"user": "myapp://user/:id(\\d+)/v{r}", "file": "/files/:name.v{r}.json",
+                                        "assets": "/assets/v{r}/*path", "data": "/with/data/v{r}/:x"}[name].format(r=round_))
+        else:
+            router.set_route_data(name, Data(f"round {round_}"))
 
 
 @needs_accelerator

@@ -28,8 +28,8 @@ _MATCH_PACKED = ctypes.cast(_match_packed, ctypes.c_void_p).value
 
 
 def method(ctypes_path: Callable[..., Any]) -> Any:
-    """Router.match with the accelerator, its doc the ctypes path's."""
-    return _speedups.Method(ctypes_path.__doc__)
+    """Router.match with the accelerator: it wraps the ctypes path (its doc, name, signature)."""
+    return _speedups.Method(ctypes_path)
 
 
 def door(router: "Router") -> Any:

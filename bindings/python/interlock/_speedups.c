@@ -18,9 +18,10 @@
  * (ilk_router_match_packed, reached through the address ctypes found, so both paths use the one
  * library the package loaded). Everything else is the ctypes path's (`router._match_ctypes`, called
  * with the same arguments), which holds the rules and the error messages: an argument the door
- * does not take as it is (no str, a method the package has not made yet, a lone surrogate, keyword
- * arguments), a route whose head is unknown or which has data, an error, method not allowed, long
- * parameters, and any call once the router is closed.
+ * does not take as it is (no exact str, a method the package has not made yet, a lone surrogate,
+ * an unknown keyword), a route whose head is unknown or which has data, an error, method not
+ * allowed, long parameters, and any call once the router is closed. `entries` makes a batch's
+ * answers (MatchList's) the same way, all at once.
  */
 #define Py_LIMITED_API 0x03090000
 #define PY_SSIZE_T_CLEAN
@@ -55,7 +56,7 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    PyObject *doc;          /* the ctypes path's doc, which is the method's */
+    PyObject *ctypes_path;  /* Router._match_ctypes: what the method wraps (its doc, signature) */
 } Method;
 
 typedef struct {
@@ -224,7 +225,7 @@ static int method_text(Door *d, PyObject *method, const char **text) {
     *text = NULL;
     if (method == Py_None)
         return 0;
-    if (!PyUnicode_Check(method))
+    if (!PyUnicode_CheckExact(method))    /* a subclass may hash and compare in Python */
         return -1;
     if (method == d->last_method) {
         *text = PyBytes_AsString(d->last_method_bytes);
@@ -249,14 +250,33 @@ static int method_text(Door *d, PyObject *method, const char **text) {
     return 0;
 }
 
+/* The call's uri and method, positional or by keyword; 0, or -1 if the ctypes path is to take
+ * the call (it says what is wrong with it). */
+static int arguments(PyObject *args, PyObject *kwargs, PyObject **uri, PyObject **method) {
+    Py_ssize_t n = PyTuple_Size(args), keywords = kwargs != NULL ? PyDict_Size(kwargs) : 0;
+    *uri = n >= 1 ? PyTuple_GetItem(args, 0) : NULL;
+    *method = n >= 2 ? PyTuple_GetItem(args, 1) : Py_None;
+    if (n > 2)
+        return -1;
+    if (keywords > 0) {
+        PyObject *kw_uri = PyDict_GetItemString(kwargs, "uri"), *kw_method = PyDict_GetItemString(kwargs, "method");
+        if ((kw_uri != NULL && n >= 1) || (kw_method != NULL && n >= 2)
+            || keywords != (kw_uri != NULL) + (kw_method != NULL))
+            return -1;      /* an argument given twice, or an unknown keyword */
+        if (kw_uri != NULL)
+            *uri = kw_uri;
+        if (kw_method != NULL)
+            *method = kw_method;
+    }
+    return *uri != NULL && *method != NULL ? 0 : -1;
+}
+
 /* router.match(uri, method=None) through `d` (see the top of this file). */
 static PyObject *door_match(Door *d, PyObject *router, PyObject *args, PyObject *kwargs) {
-    Py_ssize_t n = PyTuple_Size(args);
-    if (d->router == NULL || (kwargs != NULL && PyDict_Size(kwargs) != 0) || n < 1 || n > 2)
-        return fall_back(router, args, kwargs);
-    PyObject *uri = PyTuple_GetItem(args, 0), *method = n == 2 ? PyTuple_GetItem(args, 1) : Py_None;
+    PyObject *uri, *method;
     const char *method_bytes;
-    if (uri == NULL || method == NULL || !PyUnicode_Check(uri) || method_text(d, method, &method_bytes) < 0)
+    if (d->router == NULL || arguments(args, kwargs, &uri, &method) < 0 || !PyUnicode_CheckExact(uri)
+        || method_text(d, method, &method_bytes) < 0)
         return fall_back(router, args, kwargs);
     PyObject *utf8 = PyUnicode_AsUTF8String(uri);   /* a lone surrogate: the ctypes path says where */
     if (utf8 == NULL)
@@ -365,25 +385,25 @@ static PyObject *entries(PyObject *module, PyObject *args) {
     return out;
 }
 
-/* Method(doc): Router.match. */
+/* Method(ctypes_path): Router.match. */
 static PyObject *method_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *doc;
-    if ((kwargs != NULL && PyDict_Size(kwargs) != 0) || !PyArg_ParseTuple(args, "O", &doc)) {
+    PyObject *ctypes_path;
+    if ((kwargs != NULL && PyDict_Size(kwargs) != 0) || !PyArg_ParseTuple(args, "O", &ctypes_path)) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "Method takes the doc only");
+            PyErr_SetString(PyExc_TypeError, "Method takes the ctypes path only");
         return NULL;
     }
     Method *m = (Method *)PyType_GenericAlloc(type, 0);
     if (m == NULL)
         return NULL;
-    Py_INCREF(doc);
-    m->doc = doc;
+    Py_INCREF(ctypes_path);
+    m->ctypes_path = ctypes_path;
     return (PyObject *)m;
 }
 
 static void method_dealloc(PyObject *self) {
     PyTypeObject *type = Py_TYPE(self);
-    Py_XDECREF(((Method *)self)->doc);
+    Py_XDECREF(((Method *)self)->ctypes_path);
     freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
     free_fn(self);
     Py_DECREF(type);
@@ -430,10 +450,22 @@ static PyObject *method_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     return answer;
 }
 
+/* The method's doc and name are the ctypes path's, and it is what the method wraps (so that
+ * inspect.signature and help read it). */
 static PyObject *method_doc(PyObject *self, void *closure) {
     (void)closure;
-    Py_INCREF(((Method *)self)->doc);
-    return ((Method *)self)->doc;
+    return PyObject_GetAttrString(((Method *)self)->ctypes_path, "__doc__");
+}
+
+static PyObject *method_name(PyObject *self, void *closure) {
+    (void)closure;
+    return PyObject_GetAttrString(((Method *)self)->ctypes_path, "__name__");
+}
+
+static PyObject *method_wrapped(PyObject *self, void *closure) {
+    (void)closure;
+    Py_INCREF(((Method *)self)->ctypes_path);
+    return ((Method *)self)->ctypes_path;
 }
 
 static void bound_dealloc(PyObject *self) {
@@ -457,19 +489,29 @@ static PyObject *bound_self(PyObject *self, void *closure) {
     return ((Bound *)self)->router;
 }
 
-/* The bound method's doc is the method's (the class's `match`). */
+/* The bound method wraps the router's ctypes path, bound: its doc, name and signature. */
+static PyObject *bound_wrapped(PyObject *self, void *closure) {
+    (void)closure;
+    return PyObject_GetAttr(((Bound *)self)->router, ctypes_name);
+}
+
+static PyObject *bound_attribute(PyObject *self, const char *name) {
+    PyObject *wrapped = bound_wrapped(self, NULL);
+    if (wrapped == NULL)
+        return NULL;
+    PyObject *value = PyObject_GetAttrString(wrapped, name);
+    Py_DECREF(wrapped);
+    return value;
+}
+
 static PyObject *bound_doc(PyObject *self, void *closure) {
     (void)closure;
-    PyObject *type = PyObject_Type(((Bound *)self)->router);
-    if (type == NULL)
-        return NULL;
-    PyObject *method = PyObject_GetAttrString(type, "_match_ctypes");
-    Py_DECREF(type);
-    if (method == NULL)
-        return NULL;
-    PyObject *doc = PyObject_GetAttrString(method, "__doc__");
-    Py_DECREF(method);
-    return doc;
+    return bound_attribute(self, "__doc__");
+}
+
+static PyObject *bound_name(PyObject *self, void *closure) {
+    (void)closure;
+    return bound_attribute(self, "__name__");
 }
 
 static PyMethodDef door_methods[] = {
@@ -487,6 +529,8 @@ static PyType_Slot door_slots[] = {
 
 static PyGetSetDef method_getset[] = {
     {"__doc__", method_doc, NULL, NULL, NULL},
+    {"__name__", method_name, NULL, NULL, NULL},
+    {"__wrapped__", method_wrapped, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -502,6 +546,8 @@ static PyType_Slot method_slots[] = {
 static PyGetSetDef bound_getset[] = {
     {"__self__", bound_self, NULL, "The router.", NULL},
     {"__doc__", bound_doc, NULL, NULL, NULL},
+    {"__name__", bound_name, NULL, NULL, NULL},
+    {"__wrapped__", bound_wrapped, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

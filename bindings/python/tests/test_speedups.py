@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import inspect
 import random
 import re
 import subprocess
@@ -77,6 +78,9 @@ def test_match_is_the_router_bound_with_its_door() -> None:
     router.add_route("/u/:id", name="u")
     assert type(router.match).__name__ == "BoundMatch" and router.match.__self__ is router
     assert router.match.__doc__ == interlock.Router.match.__doc__ == interlock.Router._match_ctypes.__doc__
+    assert router.match.__name__ == interlock.Router.match.__name__ == "match"
+    assert str(inspect.signature(router.match)) == str(inspect.signature(router._match_ctypes))
+    assert str(inspect.signature(interlock.Router.match)) == str(inspect.signature(interlock.Router._match_ctypes))
     assert interlock.Router.match(router, "/u/1") == router.match("/u/1") == (1, "u", "/u/:id", {"id": "1"})
 
     class Own(interlock.Router):            # a subclass's own match is its own
@@ -93,8 +97,16 @@ def test_both_paths_give_the_same_answers_and_errors(github_routes) -> None:
             door, ctypes_path = outcome(router.match, *args), outcome(router._match_ctypes, *args)
             assert door == ctypes_path, args
     for args, kwargs in [(("/users/x/repos",), {"method": "GET"}), ((), {"uri": "/users/x/repos"}), ((), {}),
-                         (("/a", "GET", "extra"), {}), (("/a",), {"nonsense": 1})]:
-        assert outcome(router.match, *args, **kwargs) == outcome(router._match_ctypes, *args, **kwargs), (args, kwargs)
+                         ((), {"method": "POST", "uri": "/users/x/repos"}), (("/a",), {"uri": "/a"}),
+                         (("/a", "GET"), {"method": "GET"}), (("/a", "GET", "extra"), {}), (("/a",), {"nonsense": 1})]:
+        for _ in range(2):
+            assert outcome(router.match, *args, **kwargs) == outcome(router._match_ctypes, *args, **kwargs), (args, kwargs)
+
+    class Text(str):      # a str of its own kind: the ctypes path's, as it encodes it
+        def encode(self, *args: object, **kwargs: object) -> bytes:
+            return b"/users/other/repos"
+    assert router.match(Text("/users/octocat/repos")) == router._match_ctypes(Text("/users/octocat/repos"))
+    assert router.match(Text("/users/octocat/repos")).params == {"user": "other"}
     # Every route of the table, through both.
     for method, path in github_routes:
         uri = path.replace(":", "v-").replace("*", "")

@@ -78,7 +78,22 @@ final class RequestHandle {
         resetIfUsed()
     }
 
-    func endBorrow() { borrowed = nil }
+    /// Ends the loan. What the callback was lent goes with the call: a request the handle lent
+    /// parameters from, or copied to change it, holds the route's data, whose free function must
+    /// run when the route lets go of it, not at the handle's next use.
+    func endBorrow() {
+        if readOnly && borrowed == nil {    // the callback changed the request: a copy was made
+            owned = RequestHandle.placeholder
+        }
+        borrowed = nil
+        if lender != nil {
+            lender = nil
+            parameters = nil
+        }
+    }
+
+    /// What a pooled handle owns between loans.
+    static let placeholder = Request(uri: "")
 
     private func resetIfUsed() {
         guard used else { return }

@@ -929,9 +929,14 @@ static void test_result_copy(void) {
 }
 
 /* Routes removed and replaced, their ids found by name and in order, their data, compiling. */
+/* Reads its route's data and a parameter: what the parameter lends (the request's own bytes) must
+ * not keep the request, and with it the route's data, past the call (the data of a route removed
+ * later is freed at once). */
 static int data_destination(const ilk_request *req, ilk_response *res, void *userdata) {
   (void)userdata;
   void *data = ilk_request_route_data(req);
+  const char *name = NULL, *value = NULL;
+  if (ilk_request_param_at(req, 0, &name, &value) != ILK_OK || strcmp(name, "x") != 0) return ILK_ABORT;
   return ilk_response_set_status(res, data ? 200 + (int)(size_t)data : 299);
 }
 static void test_changing_routes(void) {

@@ -91,11 +91,14 @@ final class PipelineRun: @unchecked Sendable {
         var outcome = try match(bytes, on: router)
         var routeID = outcome == .matched ? matcher.routeID : 0
         var found = routeID == 0 ? noParts : parts(of: routeID, on: router)
-        while routeID != 0 && !fits(found, matcher) {
+        var tries = 0
+        while routeID != 0 && !fits(found, matcher) && tries < 8 {
             // The table and the pipeline are from different moments (another thread compiling
             // the table after the route was removed or given a new pattern, or this run's
             // pipeline from before the new pattern): match again on the current table, with the
-            // route's parts as they stand.
+            // route's parts as they stand. Bounded: each try needs another change to the route
+            // meanwhile, and a resolve must end whatever the other threads do.
+            tries += 1
             try router.compile()
             outcome = try match(bytes, on: router)
             routeID = outcome == .matched ? matcher.routeID : 0

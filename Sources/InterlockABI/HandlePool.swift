@@ -15,7 +15,7 @@ final class HandlePool {
     /// `lend`'s shape rather than calling it: a shared helper taking the borrow as a closure made
     /// every resolve longer.
     func lending<R>(_ request: Request, _ body: (RequestHandle) throws -> R) rethrows -> R {
-        let h = requests.pop() ?? RequestHandle(Request(uri: ""))
+        let h = requests.pop() ?? RequestHandle(RequestHandle.placeholder)
         defer { requests.push(h) }
         return try withUnsafePointer(to: request) { p in
             h.borrow(readOnly: p)
@@ -28,7 +28,7 @@ final class HandlePool {
     func borrowing<R>(_ request: inout Request, _ body: (RequestHandle) throws -> R) rethrows -> R {
         // The handle leaves the stack before `body` runs and returns after: a callback may resolve
         // again on this thread, which takes handles from the same stack.
-        let h = requests.pop() ?? RequestHandle(Request(uri: ""))
+        let h = requests.pop() ?? RequestHandle(RequestHandle.placeholder)
         defer { requests.push(h) }
         return try lend(&request, through: h, body)
     }

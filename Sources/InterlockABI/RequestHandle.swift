@@ -36,7 +36,8 @@ final class RequestHandle {
     private var store: CStringStore? = nil
     private var fields: [UnsafePointer<CChar>?]? = nil
     private var parameters: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
-    /// What keeps the parameters the request lent alive (`Request.parameterCStrings`), until reuse.
+    /// What keeps the parameters the request lent alive (`Request.parameterCStrings`): until the
+    /// callback's call ends, or, for a result's request, until the result is freed.
     private var lender: AnyObject? = nil
     private var queryPairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
     // The request makes these strings each time they are read: made once per handle.

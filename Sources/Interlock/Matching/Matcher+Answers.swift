@@ -243,9 +243,6 @@ extension Matcher {
 extension Matcher {
     /// The normalized path of the last lookup ("" for the root), in the matcher's buffer.
     var pathBytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: subject, count: spans.pathLength) }
-
-    /// The parameter names of the last match.
-    var parameterNames: [String] { names?.names ?? [] }
 }
 
 /// Where a matcher holds the values of its last match.

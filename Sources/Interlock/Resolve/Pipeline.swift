@@ -125,8 +125,13 @@ final class PipelineRun: @unchecked Sendable {
     /// Whether `parts` go with the route `matcher` found: not a removed route's, and of the
     /// pattern revision it found.
     private func fits(_ parts: Unmanaged<RouteParts>, _ matcher: Matcher) -> Bool {
-        parts.toOpaque() != removedParts.toOpaque()
-            && parts._withUnsafeGuaranteedRef { $0.revision } == matcher.winner?.pointee.route._withUnsafeGuaranteedRef { $0.revision }
+        guard parts.toOpaque() != removedParts.toOpaque(), let found = matcher.winner?.pointee.route else { return false }
+        return found._withUnsafeGuaranteedRef { sameRevision(parts, $0) }
+    }
+
+    /// Whether `parts` belong to `route`'s revision of its pattern.
+    private func sameRevision(_ parts: Unmanaged<RouteParts>, _ route: Route) -> Bool {
+        parts._withUnsafeGuaranteedRef { $0.revision } == route.revision
     }
 
     /// What runs around route `id` as it stands, taken under the router's lock and held by the
@@ -341,7 +346,7 @@ final class PipelineRun: @unchecked Sendable {
                 return try passParts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
             }
             var parts = id == 0 ? noParts : parts(of: id, on: router)
-            if let route, parts._withUnsafeGuaranteedRef({ $0.revision }) != route.revision {
+            if let route, !sameRevision(parts, route) {
                 parts = currentParts(of: id, on: router)    // this run's pipeline predates the route's pattern
             }
             return try parts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }

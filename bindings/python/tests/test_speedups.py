@@ -201,6 +201,35 @@ def test_a_closed_router_is_refused_and_a_kept_match_keeps_its_router() -> None:
     assert collected() is None
 
 
+GC_DURING_A_MATCH = """
+import gc, interlock
+r = interlock.Router()
+rid = r.add_route("/u/:id", name="u")
+r.match("/u/0")                          # the router now knows the route's head
+class Cycle:
+    def __init__(self): self.me = self
+    def __del__(self): r.replace_route(rid, "/u/:id")     # a change: the head is forgotten
+gc.disable()
+keep = [tuple(range(i, i + 4)) for i in range(5000)]      # no spare 4-tuples: the door allocates one
+Cycle()
+gc.set_threshold(1)
+gc.enable()
+found = r.match("/u/1")                  # the collector runs the finalizer inside the door
+gc.set_threshold(700)
+print(tuple(found))
+"""
+
+
+@needs_accelerator
+def test_a_change_made_by_a_finalizer_during_a_match_is_safe() -> None:
+    """The door holds the route's head while it allocates: a finalizer the garbage collector runs
+    meanwhile may make the router forget it (it used to be freed under the door: a crash)."""
+    out = subprocess.run([sys.executable, "-c", GC_DURING_A_MATCH], cwd=PACKAGE, capture_output=True, text=True,
+                         env=clean_environment())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(1, 'u', '/u/:id', {'id': '1'})"
+
+
 def test_interlock_pure_python_forces_the_ctypes_path() -> None:
     script = ("import interlock; r = interlock.Router(); r.add_route('/u/:id'); "
               "print(interlock.accelerated, type(r.match).__name__, r.match('/u/7').params)")

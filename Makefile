@@ -2,7 +2,7 @@
 # `make test` runs every suite (Swift tests, the C tests through ctest, the Python tests), then the
 # benchmark, fuzz and sanitizer smoke runs, the SwiftPM consumer and the docs check.
 BUILD ?= build
-APT_PACKAGES := libpcre2-dev cmake ninja-build pkg-config
+APT_PACKAGES := libpcre2-dev cmake ninja-build pkg-config libcjson-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PYTHON ?= python3

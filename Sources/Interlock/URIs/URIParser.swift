@@ -214,7 +214,17 @@ enum URIParser {
             for p in (hostEnd + 1)..<end where !isDigit(input[p]) {
                 throw InterlockError(.uri, "port is not a number", offset: p)
             }
-            if hostEnd + 1 < end { spans.port = (hostEnd + 1)..<end }
+            if hostEnd + 1 < end {
+                // As a pattern's port: 1-65535 (leading zeros allowed); an empty port is the default.
+                var value = 0
+                for p in (hostEnd + 1)..<end {
+                    value = min(value * 10 + Int(input[p] - 0x30), 65_536)
+                }
+                guard value >= 1, value <= 65_535 else {
+                    throw InterlockError(.uri, "port outside 1-65535", offset: hostEnd + 1)
+                }
+                spans.port = (hostEnd + 1)..<end
+            }
         }
         if hostStart == hostEnd { throw InterlockError(.uri, "URI has an empty host", offset: hostStart) }
         var p = hostStart

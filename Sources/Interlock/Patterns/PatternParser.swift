@@ -1,12 +1,5 @@
-// The route pattern grammar:
-//
-//   pattern   = [ method " " ] [ scheme "://" [ host ] ] path
-//   path      = [ "/" ] item *( item )          (the leading slash is optional)
-//   item      = "/" segment | "(" "/" ... ")"   (optional part, nestable)
-//   segment   = literal | ":" name [ "(" REGEX ")" ] | "*" [ name ]   ("*" only last)
-//
-// A "(" right after ":name" opens a constraint unless it is followed by "/", which opens an
-// optional part: a constraint can never begin with "/", since no segment contains one.
+// Parses route patterns. The grammar, its limits and what is refused are stated once, in
+// docs/grammar.md; the conformance data (spec/conformance) holds this parser to it.
 
 /// The most variants a pattern's optional parts may expand to.
 public let maximumPatternVariants = 64

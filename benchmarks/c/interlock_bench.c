@@ -16,6 +16,7 @@
 #include "common.h"
 #include <interlock.h>
 #include <pthread.h>
+#include <sched.h>
 
 /* A table loaded into a router, with the requests that are timed: all but malformed ones. */
 typedef struct {
@@ -161,6 +162,9 @@ static void resolve_pass(void) {
 }
 
 static volatile int stop_threads;
+/* Threads of the current measurement that have begun: the clock starts once all have, so that a
+ * thread the scheduler starts late (a busy machine) is not timed as having done nothing. */
+static int started_threads;
 static long thread_counts[64];
 static volatile unsigned long long thread_sums[64];   /* volatile: written, never read, yet kept */
 static void *thread_body(void *arg) {
@@ -168,6 +172,7 @@ static void *thread_body(void *arg) {
   unsigned long long routes = 0, bytes = 0;
   ilk_match *mine;
   ilk_match_new(&mine);
+  __atomic_add_fetch(&started_threads, 1, __ATOMIC_SEQ_CST);
   while (!stop_threads) {
     for (int k = 0; k < measured.timed_count; k++) routes += match_one(&measured, mine, &measured.requests.items[measured.timed[k]], &bytes);
     n += measured.timed_count;
@@ -184,6 +189,7 @@ static void *control_body(void *arg) {
   long t = (long)arg, n = 0;
   unsigned long x = (unsigned long)t + 1;
   unsigned char own[4096] = {0};
+  __atomic_add_fetch(&started_threads, 1, __ATOMIC_SEQ_CST);
   while (!stop_threads) {
     for (int k = 0; k < 1000; k++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; own[x & 4095]++; }
     n += 1000;
@@ -196,7 +202,9 @@ static void *control_body(void *arg) {
 static double per_second(void *(*body)(void *), int threads, double seconds) {
   pthread_t ids[64];
   stop_threads = 0;
+  __atomic_store_n(&started_threads, 0, __ATOMIC_SEQ_CST);
   for (long t = 0; t < threads; t++) pthread_create(&ids[t], NULL, body, (void *)t);
+  while (__atomic_load_n(&started_threads, __ATOMIC_SEQ_CST) < threads) sched_yield();
   double t0 = now();
   while (now() - t0 < seconds) { struct timespec ts = {0, 10000000}; nanosleep(&ts, NULL); }
   stop_threads = 1;

@@ -22,6 +22,10 @@
  * an unknown keyword), a route whose head is unknown or which has data, an error, method not
  * allowed, long parameters, and any call once the router is closed. `entries` makes a batch's
  * answers (MatchList's) the same way, all at once.
+ *
+ * What an answer costs is mostly making it, so a door makes each parameter name once (interned,
+ * its hash kept) and a Match through its type's own allocator, as tuple's new would, without the
+ * argument tuples that calling tuple's new takes.
  */
 #define Py_LIMITED_API 0x03090000
 #define PY_SSIZE_T_CLEAN
@@ -33,8 +37,18 @@
 typedef int64_t (*match_packed_fn)(ilk_router *router, const char *method, const char *uri,
                                    size_t uri_len, ilk_match *m);
 
+/* Parameter names a door has made, by a hash of their bytes: a name is made (and hashed) once,
+ * not at every match. A slot holds the latest name that hashed to it. */
+#define NAME_SLOTS 256
+#define NAME_BYTES 32       /* longer names are made at each match */
+typedef struct {
+    PyObject *name;
+    Py_ssize_t size;
+    char bytes[NAME_BYTES];
+} NameSlot;
+
 /* Names looked up on every call, made once. */
-static PyObject *door_name, *ctypes_name;
+static PyObject *door_name, *ctypes_name, *uri_keyword, *method_keyword;
 static PyObject *door_type, *bound_type;
 
 typedef struct {
@@ -52,6 +66,8 @@ typedef struct {
     PyObject *last_method;  /* the method of the last call and its bytes: most calls repeat it */
     PyObject *last_method_bytes;
     PyObject *owner;        /* what owns the handle and the buffer (a _MatchSlot) */
+    allocfunc match_alloc;  /* the Match type's own allocator: a Match made as tuple's new makes it */
+    NameSlot names[NAME_SLOTS];    /* parameter names made before, interned (see name_of) */
 } Door;
 
 typedef struct {
@@ -64,6 +80,17 @@ typedef struct {
     PyObject *router;
     Door *door;
 } Bound;
+
+/* The allocator of a Match: a tuple subclass's own (tuple's new allocates through it), or NULL
+ * where the type is none such, and tuple's new then makes it. */
+static allocfunc match_allocator(PyObject *match_type) {
+    if (!PyType_Check(match_type) || !PyType_IsSubtype((PyTypeObject *)match_type, &PyTuple_Type))
+        return NULL;
+    allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)match_type, Py_tp_alloc);
+    if (alloc == NULL)
+        PyErr_Clear();
+    return alloc;
+}
 
 static void *address(PyObject *value, const char *what) {
     void *p = PyLong_AsVoidPtr(value);
@@ -112,6 +139,7 @@ static PyObject *door_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     d->capacity = capacity;
     d->tuple_tp_new = tuple_tp_new;
     d->tuple_new = tuple_new;
+    d->match_alloc = match_allocator(match_type);
     Py_INCREF(heads);
     d->heads = heads;
     Py_INCREF(methods);
@@ -133,6 +161,8 @@ static void door_dealloc(PyObject *self) {
     Py_XDECREF(d->last_method);
     Py_XDECREF(d->last_method_bytes);
     Py_XDECREF(d->owner);
+    for (int i = 0; i < NAME_SLOTS; i++)
+        Py_XDECREF(d->names[i].name);
     freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
     free_fn(self);
     Py_DECREF(type);
@@ -146,8 +176,34 @@ static PyObject *door_close(PyObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* The name `text` (`size` bytes of UTF-8) as a str, new reference: the door's made one where it
+ * has it, else made, interned and kept. `names` is NULL where no door keeps names (entries). */
+static PyObject *name_of(NameSlot *names, const char *text, Py_ssize_t size) {
+    if (names == NULL || size > NAME_BYTES)
+        return PyUnicode_DecodeUTF8(text, size, NULL);
+    unsigned hash = 2166136261u;
+    for (Py_ssize_t i = 0; i < size; i++)
+        hash = (hash ^ (unsigned char)text[i]) * 16777619u;
+    NameSlot *slot = &names[hash % NAME_SLOTS];
+    if (slot->name != NULL && slot->size == size && memcmp(slot->bytes, text, (size_t)size) == 0) {
+        Py_INCREF(slot->name);
+        return slot->name;
+    }
+    PyObject *name = PyUnicode_DecodeUTF8(text, size, NULL);
+    if (name == NULL)
+        return NULL;
+    PyUnicode_InternInPlace(&name);
+    PyObject *old = slot->name;
+    Py_INCREF(name);
+    slot->name = name;
+    slot->size = size;
+    memcpy(slot->bytes, text, (size_t)size);
+    Py_XDECREF(old);        /* a str: letting go of it runs no Python code */
+    return name;
+}
+
 /* The packed parameters ("name\0value\0...", `size` bytes) as a dict; NULL with an error set. */
-static PyObject *params_of(const char *p, Py_ssize_t size) {
+static PyObject *params_of(NameSlot *names, const char *p, Py_ssize_t size) {
     PyObject *params = PyDict_New();
     if (params == NULL)
         return NULL;
@@ -160,7 +216,7 @@ static PyObject *params_of(const char *p, Py_ssize_t size) {
         const char *value_end = value < end ? memchr(value, 0, (size_t)(end - value)) : NULL;
         if (value_end == NULL)
             break;
-        PyObject *k = PyUnicode_DecodeUTF8(p, name_end - p, NULL);
+        PyObject *k = name_of(names, p, name_end - p);
         PyObject *v = k ? PyUnicode_DecodeUTF8(value, value_end - value, NULL) : NULL;
         int failed = v == NULL || PyDict_SetItem(params, k, v) < 0;
         Py_XDECREF(k);
@@ -174,25 +230,41 @@ static PyObject *params_of(const char *p, Py_ssize_t size) {
     return params;
 }
 
-/* A Match of `head` (id, name, pattern) and the packed parameters at `p` (`size` bytes). */
-static PyObject *make_match(PyObject *match_type, newfunc tuple_tp_new, PyObject *tuple_new, PyObject *head,
-                            const char *p, Py_ssize_t size) {
+/* A Match of `head` (id, name, pattern) and the packed parameters at `p` (`size` bytes): made
+ * through the Match type's allocator where it has one (a tuple subclass's own, which is what
+ * tuple's new does), else through tuple's new. */
+static PyObject *make_match(PyObject *match_type, allocfunc match_alloc, newfunc tuple_tp_new, PyObject *tuple_new,
+                            NameSlot *names, PyObject *head, const char *p, Py_ssize_t size) {
     if (!PyTuple_Check(head) || PyTuple_Size(head) != 3) {
         PyErr_SetString(PyExc_TypeError, "a route's head is (id, name, pattern)");
         return NULL;
     }
-    PyObject *fields = PyTuple_New(4);
-    if (fields == NULL)
+    PyObject *params = params_of(names, p, size);
+    if (params == NULL)
         return NULL;
+    if (match_alloc != NULL) {
+        PyObject *answer = match_alloc((PyTypeObject *)match_type, 4);
+        if (answer == NULL) {
+            Py_DECREF(params);
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < 3; i++) {
+            PyObject *field = PyTuple_GetItem(head, i);
+            Py_INCREF(field);
+            PyTuple_SetItem(answer, i, field);
+        }
+        PyTuple_SetItem(answer, 3, params);
+        return answer;
+    }
+    PyObject *fields = PyTuple_New(4);
+    if (fields == NULL) {
+        Py_DECREF(params);
+        return NULL;
+    }
     for (Py_ssize_t i = 0; i < 3; i++) {
         PyObject *field = PyTuple_GetItem(head, i);
         Py_INCREF(field);
         PyTuple_SetItem(fields, i, field);
-    }
-    PyObject *params = params_of(p, size);
-    if (params == NULL) {
-        Py_DECREF(fields);
-        return NULL;
     }
     PyTuple_SetItem(fields, 3, params);
     PyObject *answer;
@@ -259,7 +331,10 @@ static int arguments(PyObject *args, PyObject *kwargs, PyObject **uri, PyObject 
     if (n > 2)
         return -1;
     if (keywords > 0) {
-        PyObject *kw_uri = PyDict_GetItemString(kwargs, "uri"), *kw_method = PyDict_GetItemString(kwargs, "method");
+        PyObject *kw_uri = PyDict_GetItemWithError(kwargs, uri_keyword);
+        PyObject *kw_method = kw_uri != NULL || !PyErr_Occurred() ? PyDict_GetItemWithError(kwargs, method_keyword) : NULL;
+        if (PyErr_Occurred())
+            return -1;
         if ((kw_uri != NULL && n >= 1) || (kw_method != NULL && n >= 2)
             || keywords != (kw_uri != NULL) + (kw_method != NULL))
             return -1;      /* an argument given twice, or an unknown keyword */
@@ -315,7 +390,8 @@ static PyObject *door_match(Door *d, PyObject *router, PyObject *args, PyObject 
     if (head == NULL || !PyTuple_Check(head) || PyTuple_Size(head) != 3)
         return fall_back(router, args, kwargs);
     Py_INCREF(head);    /* borrowed from `heads`, which a change may empty during an allocation */
-    PyObject *answer = make_match(d->match_type, d->tuple_tp_new, d->tuple_new, head, packed, size);
+    PyObject *answer = make_match(d->match_type, d->match_alloc, d->tuple_tp_new, d->tuple_new, d->names, head,
+                                  packed, size);
     Py_DECREF(head);
     return answer;
 }
@@ -346,6 +422,7 @@ static PyObject *entries(PyObject *module, PyObject *args) {
     newfunc tuple_tp_new = (newfunc)PyType_GetSlot(&PyTuple_Type, Py_tp_new);
     if (tuple_tp_new == NULL)
         PyErr_Clear();
+    allocfunc match_alloc = match_allocator(match_type);
     PyObject *out = PyList_New(count);
     for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
         int32_t status;
@@ -370,8 +447,8 @@ static PyObject *entries(PyObject *module, PyObject *args) {
                 head = PyObject_CallFunctionObjArgs(head_of, key, NULL);
             Py_XDECREF(key);
             if (head != NULL) {
-                entry = make_match(match_type, tuple_tp_new, tuple_new, head, data + text_start + from,
-                                   (Py_ssize_t)(to - from));
+                entry = make_match(match_type, match_alloc, tuple_tp_new, tuple_new, NULL, head,
+                                   data + text_start + from, (Py_ssize_t)(to - from));
                 Py_DECREF(head);
             }
         }
@@ -581,10 +658,12 @@ PyMODINIT_FUNC PyInit__speedups(void) {
         return NULL;
     door_name = PyUnicode_InternFromString("_door");
     ctypes_name = PyUnicode_InternFromString("_match_ctypes");
+    uri_keyword = PyUnicode_InternFromString("uri");
+    method_keyword = PyUnicode_InternFromString("method");
     door_type = PyType_FromSpec(&door_spec);
     bound_type = PyType_FromSpec(&bound_spec);
     PyObject *method_type = PyType_FromSpec(&method_spec);
-    if (door_name == NULL || ctypes_name == NULL || door_type == NULL || bound_type == NULL || method_type == NULL
+    if (door_name == NULL || ctypes_name == NULL || uri_keyword == NULL || method_keyword == NULL || door_type == NULL || bound_type == NULL || method_type == NULL
         || PyModule_AddObject(m, "Door", (Py_INCREF(door_type), door_type)) < 0
         || PyModule_AddObject(m, "BoundMatch", (Py_INCREF(bound_type), bound_type)) < 0
         || PyModule_AddObject(m, "Method", method_type) < 0) {

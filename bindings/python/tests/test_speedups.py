@@ -164,6 +164,22 @@ def test_a_batchs_answers_are_made_the_same_in_c(github_routes) -> None:
 
 
 @needs_accelerator
+def test_parameter_names_the_door_keeps_are_each_routes_own() -> None:
+    """The door makes each parameter name once and keeps it (by a hash of its bytes, one name a
+    slot): with far more names than slots, names that share a slot, and names of every length
+    (past what a slot holds), every match still has its route's own names."""
+    router = interlock.Router()
+    names = [f"p{i}" for i in range(700)] + ["n" * 31, "n" * 32, "n" * 33, "x_y"]
+    for i, name in enumerate(names):
+        router.add_route(f"/r{i}/:{name}/:{name}_2")
+    for _ in range(2):
+        for i, name in enumerate(names):
+            found = router.match(f"/r{i}/v{i}/w")
+            assert found == router._match_ctypes(f"/r{i}/v{i}/w")
+            assert list(found.params.items()) == [(name, f"v{i}"), (f"{name}_2", "w")]
+
+
+@needs_accelerator
 def test_the_door_follows_changes_to_the_table() -> None:
     router = interlock.Router()
     item = router.add_route("GET /old/:x", name="item")

@@ -242,21 +242,8 @@ static PyObject *make_match(PyObject *match_type, allocfunc match_alloc, newfunc
     PyObject *params = params_of(names, p, size);
     if (params == NULL)
         return NULL;
-    if (match_alloc != NULL) {
-        PyObject *answer = match_alloc((PyTypeObject *)match_type, 4);
-        if (answer == NULL) {
-            Py_DECREF(params);
-            return NULL;
-        }
-        for (Py_ssize_t i = 0; i < 3; i++) {
-            PyObject *field = PyTuple_GetItem(head, i);
-            Py_INCREF(field);
-            PyTuple_SetItem(answer, i, field);
-        }
-        PyTuple_SetItem(answer, 3, params);
-        return answer;
-    }
-    PyObject *fields = PyTuple_New(4);
+    /* The Match's own allocation where it has one; else the fields, which tuple's new copies. */
+    PyObject *fields = match_alloc != NULL ? match_alloc((PyTypeObject *)match_type, 4) : PyTuple_New(4);
     if (fields == NULL) {
         Py_DECREF(params);
         return NULL;
@@ -267,6 +254,8 @@ static PyObject *make_match(PyObject *match_type, allocfunc match_alloc, newfunc
         PyTuple_SetItem(fields, i, field);
     }
     PyTuple_SetItem(fields, 3, params);
+    if (match_alloc != NULL)
+        return fields;
     PyObject *answer;
     if (tuple_tp_new != NULL) {
         PyObject *call_args = PyTuple_Pack(1, fields);

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Interlock
 
@@ -160,4 +161,112 @@ struct ConformanceTests {
             }
         }
     }
+
+    @Test func pipelines() throws {
+        for (place, c) in entries("pipelines") {
+            let name = "\(place) \(c["name"] as? String ?? ""): \(c["rule"] as? String ?? "")"
+            let router = Router()
+            let script = Script()
+            var ids: [RouteID] = []
+            for route in c["routes"] as? [[String: Any]] ?? [] {
+                let routeName = route["name"] as? String ?? ""
+                let routeGuard = (route["guard"] as? String).map { script.guardian(routeName, allow: $0 == "allow") }
+                let id = try router.addRoute(route["pattern"] as? String ?? "", name: routeName, guard: routeGuard,
+                                             destination: script.destination(routeName))
+                ids.append(id)
+                for spec in route["request_interceptors"] as? [[String: Any]] ?? [] {
+                    try router.addRequestInterceptor(script.requestInterceptor(spec), route: id)
+                }
+                for spec in route["response_interceptors"] as? [[String: Any]] ?? [] {
+                    try router.addResponseInterceptor(script.responseInterceptor(spec), route: id)
+                }
+            }
+            if flag(c, "default") { router.defaultDestination = script.destination("default") }
+            for spec in c["filters"] as? [[String: Any]] ?? [] { router.addFilter(script.filter(spec)) }
+            for spec in c["request_interceptors"] as? [[String: Any]] ?? [] {
+                try router.addRequestInterceptor(script.requestInterceptor(spec))
+            }
+            for spec in c["response_interceptors"] as? [[String: Any]] ?? [] {
+                try router.addResponseInterceptor(script.responseInterceptor(spec))
+            }
+            for step in c["resolve"] as? [[String: Any]] ?? [] {
+                let uri = step["uri"] as? String ?? ""
+                script.ran.withLock { $0 = [] }
+                let resolution = try router.resolve(uri, method: step["method"] as? String)
+                #expect(ending(resolution.status) == step["status"] as? String, "\(name): \(uri): \(resolution.status)")
+                #expect(script.ran.withLock { $0 } == step["ran"] as? [String] ?? [], "\(name): \(uri)")
+                #expect(resolution.route?.id == (step["route"] as? Int).map { ids[$0] }, "\(name): \(uri)")
+                if let redirects = step["redirects"] as? [String] {
+                    #expect(resolution.redirects == redirects, "\(name): \(uri)")
+                }
+                if step.keys.contains("pending") {
+                    #expect(router.pendingLink?.uri == step["pending"] as? String, "\(name): \(uri)")
+                }
+            }
+        }
+    }
 }
+
+/// The data's name for how a resolve ended: the header's, without `ILK_`.
+private func ending(_ status: ResolveStatus) -> String {
+    switch status {
+    case .ok: "OK"
+    case .notFound: "NOT_FOUND"
+    case .methodNotAllowed: "METHOD_NOT_ALLOWED"
+    case .stopped: "STOPPED"
+    case .guarded: "GUARDED"
+    case .aborted: "ABORTED"
+    case .redirectLoop: "REDIRECT_LOOP"
+    case .retryLimit: "RETRY_LIMIT"
+    case .error: "ERROR"
+    }
+}
+
+/// Plays a pipeline scenario's callbacks: each records `kind:name` when it runs, then does what
+/// its `do` says.
+private final class Script: Sendable {
+    let ran = Mutex<[String]>([])
+
+    func record(_ entry: String) { ran.withLock { $0.append(entry) } }
+
+    func destination(_ name: String) -> Destination {
+        { _, _ in self.record("destination:\(name)") }
+    }
+
+    func guardian(_ name: String, allow: Bool) -> Guard {
+        { _ in self.record("guard:\(name)"); return allow }
+    }
+
+    func filter(_ spec: [String: Any]) -> Filter {
+        let name = spec["name"] as? String ?? "", todo = spec["do"] as? String ?? ""
+        let when = spec["when"] as? String, to = spec["to"] as? String ?? ""
+        return Filter(name: name) { request, chain in
+            self.record("filter:\(name)")
+            if todo == "next" || (when != nil && when != request.path) { return .proceed(try chain.next(request)) }
+            return todo == "stop" ? .stop : .redirect(to)
+        }
+    }
+
+    func requestInterceptor(_ spec: [String: Any]) -> RequestInterceptor {
+        let name = spec["name"] as? String ?? "", todo = spec["do"] as? String ?? ""
+        return RequestInterceptor(name: name) { _ in
+            self.record("request:\(name)")
+            return todo == "abort" ? .abort("\(name) aborts") : .proceed
+        }
+    }
+
+    func responseInterceptor(_ spec: [String: Any]) -> ResponseInterceptor {
+        let name = spec["name"] as? String ?? "", todo = spec["do"] as? String ?? ""
+        return ResponseInterceptor(name: name) { _, request in
+            self.record("response:\(name)")
+            if todo == "abort" { return .abort("\(name) aborts") }
+            let key = "retried:\(name)"
+            if todo == "retry" || (todo == "retry_once" && request.state[key] == nil) {
+                request.state[key] = true
+                return .retry
+            }
+            return .proceed
+        }
+    }
+}
+

@@ -212,6 +212,158 @@ static void run_conflicts(const cJSON *root) {
   }
 }
 
+/* Pipeline scenarios: each callback records "kind:name" in `ran` when it runs, then does what its
+ * spec's `do` says (the spec, a cJSON object, is its userdata). */
+static char ran[64][96];
+static int ran_count;
+
+static void record(const char *kind, const char *name) {
+  if (ran_count < 64) snprintf(ran[ran_count++], sizeof ran[0], "%s:%s", kind, name);
+}
+
+static int play_destination(const ilk_request *request, ilk_response *response, void *userdata) {
+  (void)request;
+  (void)response;
+  record("destination", (const char *)userdata);
+  return ILK_OK;
+}
+
+static int play_guard(const ilk_request *request, void *userdata) {
+  (void)request;
+  const cJSON *route = userdata;
+  record("guard", str(route, "name"));
+  return strcmp(str(route, "guard"), "allow") == 0;
+}
+
+static int play_filter(ilk_request *request, ilk_filter_chain *chain, void *userdata) {
+  const cJSON *spec = userdata;
+  const char *todo = str(spec, "do"), *when = str(spec, "when");
+  record("filter", str(spec, "name"));
+  if (strcmp(todo, "next") == 0 || (when && strcmp(when, ilk_request_path(request)) != 0)) {
+    int rc = ilk_filter_chain_next(chain, request);
+    return rc < 0 ? rc : ILK_CONTINUE;
+  }
+  if (strcmp(todo, "stop") == 0) return ILK_STOP;
+  ilk_filter_chain_redirect(chain, str(spec, "to"));
+  return ILK_REDIRECT;
+}
+
+static int play_request(ilk_request *request, void *userdata) {
+  const cJSON *spec = userdata;
+  record("request", str(spec, "name"));
+  if (strcmp(str(spec, "do"), "abort") == 0) {
+    ilk_request_set_error(request, "aborted by the script");
+    return ILK_ABORT;
+  }
+  return ILK_CONTINUE;
+}
+
+static int play_response(ilk_request *request, ilk_response *response, void *userdata) {
+  const cJSON *spec = userdata;
+  const char *todo = str(spec, "do");
+  char key[128];
+  snprintf(key, sizeof key, "retried:%s", str(spec, "name"));
+  record("response", str(spec, "name"));
+  if (strcmp(todo, "abort") == 0) {
+    ilk_response_set_error(response, "aborted by the script");
+    return ILK_ABORT;
+  }
+  if (strcmp(todo, "retry") == 0 || (strcmp(todo, "retry_once") == 0 && ilk_request_state(request, key) == NULL)) {
+    ilk_request_set_state(request, key, "1");
+    return ILK_RETRY;
+  }
+  return ILK_CONTINUE;
+}
+
+static void add_interceptors(ilk_router *router, const cJSON *list, int response, uint32_t route_id) {
+  const cJSON *spec;
+  cJSON_ArrayForEach(spec, list) {
+    ilk_interceptor *i = NULL;
+    if (response)
+      ilk_interceptor_new_response(&i, str(spec, "name"), play_response, (void *)spec, NULL);
+    else
+      ilk_interceptor_new_request(&i, str(spec, "name"), play_request, (void *)spec, NULL);
+    CHECK(ilk_router_add_interceptor(router, i, route_id) == ILK_OK);
+    ilk_interceptor_free(i);
+  }
+}
+
+static const struct { const char *name; int code; } endings[] = {
+  {"OK", ILK_OK}, {"NOT_FOUND", ILK_NOT_FOUND}, {"METHOD_NOT_ALLOWED", ILK_METHOD_NOT_ALLOWED},
+  {"STOPPED", ILK_STOPPED}, {"GUARDED", ILK_GUARDED}, {"ABORTED", ILK_ABORTED},
+  {"REDIRECT_LOOP", ILK_REDIRECT_LOOP}, {"RETRY_LIMIT", ILK_RETRY_LIMIT}, {"ERROR", ILK_ECALLBACK},
+};
+
+static int ending_code(const char *name) {
+  for (size_t i = 0; i < sizeof endings / sizeof endings[0]; i++)
+    if (strcmp(endings[i].name, name) == 0) return endings[i].code;
+  fprintf(stderr, "unknown ending in the data: %s\n", name);
+  exit(2);
+}
+
+static void run_pipelines(const cJSON *root) {
+  const cJSON *c;
+  cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "pipelines")) {
+    ilk_router *router;
+    ilk_router_new(&router, 0);
+    uint32_t ids[64];
+    int n = 0;
+    const cJSON *route;
+    cJSON_ArrayForEach(route, cJSON_GetObjectItemCaseSensitive(c, "routes")) {
+      const char *name = str(route, "name");
+      EXPECT(ilk_router_add_named_route(router, str(route, "pattern"), name, play_destination, (void *)name, NULL,
+                                        &ids[n]) == ILK_OK, c, str(route, "pattern"), "add: %s", ilk_errmsg());
+      if (has(route, "guard")) ilk_router_set_guard(router, ids[n], play_guard, (void *)route, NULL);
+      add_interceptors(router, cJSON_GetObjectItemCaseSensitive(route, "request_interceptors"), 0, ids[n]);
+      add_interceptors(router, cJSON_GetObjectItemCaseSensitive(route, "response_interceptors"), 1, ids[n]);
+      n++;
+    }
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "default")))
+      ilk_router_set_default(router, play_destination, (void *)"default", NULL);
+    const cJSON *spec;
+    cJSON_ArrayForEach(spec, cJSON_GetObjectItemCaseSensitive(c, "filters"))
+      ilk_router_add_filter(router, str(spec, "name"), play_filter, (void *)spec, NULL);
+    add_interceptors(router, cJSON_GetObjectItemCaseSensitive(c, "request_interceptors"), 0, 0);
+    add_interceptors(router, cJSON_GetObjectItemCaseSensitive(c, "response_interceptors"), 1, 0);
+    const cJSON *step;
+    cJSON_ArrayForEach(step, cJSON_GetObjectItemCaseSensitive(c, "resolve")) {
+      const char *uri = str(step, "uri");
+      ilk_result *result = NULL;
+      ran_count = 0;
+      int rc = ilk_router_resolve(router, str(step, "method"), uri, strlen(uri), &result);
+      EXPECT(rc == ending_code(str(step, "status")), c, uri, "ended %d, expected %s (%s)", rc, str(step, "status"),
+             result && ilk_result_error(result) ? ilk_result_error(result) : "");
+      const cJSON *expected_ran = cJSON_GetObjectItemCaseSensitive(step, "ran"), *stage;
+      int same = cJSON_GetArraySize(expected_ran) == ran_count, k = 0;
+      cJSON_ArrayForEach(stage, expected_ran) same = same && strcmp(stage->valuestring, ran[k++]) == 0;
+      EXPECT(same, c, uri, "ran %d callbacks, in another order than the data's (first: %s)", ran_count,
+             ran_count ? ran[0] : "none");
+      const cJSON *want_route = cJSON_GetObjectItemCaseSensitive(step, "route");
+      uint32_t want = cJSON_IsNumber(want_route) ? ids[(int)want_route->valuedouble] : 0;
+      EXPECT(result && ilk_result_route_id(result) == want, c, uri, "route %u, expected %u",
+             result ? ilk_result_route_id(result) : 0, want);
+      const cJSON *redirects = cJSON_GetObjectItemCaseSensitive(step, "redirects"), *r;
+      if (redirects && result) {
+        int same_redirects = (size_t)cJSON_GetArraySize(redirects) == ilk_result_redirect_count(result);
+        size_t j = 0;
+        cJSON_ArrayForEach(r, redirects)
+          same_redirects = same_redirects && j < ilk_result_redirect_count(result)
+                           && strcmp(r->valuestring, ilk_result_redirect_at(result, j++)) == 0;
+        EXPECT(same_redirects, c, uri, "redirects differ (%zu)", ilk_result_redirect_count(result));
+      }
+      const cJSON *pending = cJSON_GetObjectItemCaseSensitive(step, "pending");
+      if (pending) {
+        char link[512];
+        size_t length = ilk_router_pending_link(router, link, sizeof link);
+        EXPECT(cJSON_IsNull(pending) ? length == 0 : (length > 0 && strcmp(link, pending->valuestring) == 0), c, uri,
+               "pending link %s", length ? link : "(none)");
+      }
+      ilk_result_free(result);
+    }
+    ilk_router_free(router);
+  }
+}
+
 static char *read_file(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -253,6 +405,7 @@ int main(int argc, char **argv) {
     }
     run_patterns(root);
     run_conflicts(root);
+    run_pipelines(root);
     cJSON_Delete(root);
     free(text);
   }

@@ -129,3 +129,86 @@ def test_conflict(case: dict) -> None:
         router.add_route(last)
     assert repr(earlier[case["with"]]) in str(raised.value) or f"'{earlier[case['with']]}'" in str(raised.value), \
         f"{last!r} ({case['rule']}): the message names the route it conflicts with: {raised.value}"
+
+
+class _Script:
+    """Plays a pipeline scenario's callbacks: each records `kind:name` when it runs, then does what
+    its `do` says."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+
+    def destination(self, name: str):
+        def run(request: interlock.Request) -> None:
+            self.ran.append(f"destination:{name}")
+        return run
+
+    def guard(self, name: str, allow: bool):
+        def run(request: interlock.Request) -> bool:
+            self.ran.append(f"guard:{name}")
+            return allow
+        return run
+
+    def filter(self, spec: dict):
+        def run(request: interlock.Request, next_):
+            self.ran.append(f"filter:{spec['name']}")
+            if spec["do"] == "next" or spec.get("when", request.path) != request.path:
+                return next_(request)
+            if spec["do"] == "stop":
+                return None
+            return request.redirect(spec["to"])
+        run.__name__ = spec["name"]
+        return run
+
+    def request_interceptor(self, spec: dict):
+        def run(request: interlock.Request) -> None:
+            self.ran.append(f"request:{spec['name']}")
+            if spec["do"] == "abort":
+                raise interlock.Abort(f"{spec['name']} aborts")
+        return run
+
+    def response_interceptor(self, spec: dict):
+        def run(response: interlock.Response) -> None:
+            self.ran.append(f"response:{spec['name']}")
+            key = f"retried:{spec['name']}"
+            if spec["do"] == "abort":
+                raise interlock.Abort(f"{spec['name']} aborts")
+            if spec["do"] == "retry" or (spec["do"] == "retry_once" and key not in response.state):
+                response.state[key] = True
+                response.retry()
+        return run
+
+
+@pytest.mark.parametrize("case", _cases("pipelines"))
+def test_pipeline(case: dict) -> None:
+    router = interlock.Router()
+    script = _Script()
+    ids = []
+    for route in case["routes"]:
+        name = route["name"]
+        guard = script.guard(name, route["guard"] == "allow") if "guard" in route else None
+        ids.append(router.add_route(route["pattern"], script.destination(name), name=name, guard=guard))
+        for spec in route.get("request_interceptors", []):
+            router.add_request_interceptor(script.request_interceptor(spec), route=name)
+        for spec in route.get("response_interceptors", []):
+            router.add_response_interceptor(script.response_interceptor(spec), route=name)
+    if case.get("default"):
+        router.default(script.destination("default"))
+    for spec in case.get("filters", []):
+        router.add_filter(script.filter(spec))
+    for spec in case.get("request_interceptors", []):
+        router.add_request_interceptor(script.request_interceptor(spec))
+    for spec in case.get("response_interceptors", []):
+        router.add_response_interceptor(script.response_interceptor(spec))
+    for step in case["resolve"]:
+        script.ran.clear()
+        result = router.resolve(step["uri"], step.get("method"))
+        where = f"{case['name']}: {step['uri']} ({case['rule']})"
+        assert result.status.name == step["status"], f"{where}: {result.status} {result.error}"
+        assert script.ran == step["ran"], where
+        route = step.get("route", None)
+        assert (result.route_id or None) == (None if route is None else ids[route]), where
+        if "redirects" in step:
+            assert list(result.redirects) == step["redirects"], where
+        if "pending" in step:
+            assert router.pending_link == step["pending"], where

@@ -10,7 +10,7 @@ import re
 from typing import Any, Callable, Iterable, Optional, Union
 from urllib.parse import quote, unquote
 
-from ._router import MethodNotAllowedError, Router as _Core, Status, URIError
+from ._router import MethodNotAllowedError, Response, Router as _Core, Status, URIError
 from ._values import _Redirect
 
 try:     # Starlette's, when it is installed, so that its Mount and url_for take ours for its own
@@ -273,6 +273,10 @@ class Table:
             if not called and not isinstance(returned, _Redirect):
                 # A stop: the library's result keeps no response of a filter's; the front
                 # answers this one, which the resolve's state (the result's) carries.
+                if isinstance(returned, bool) or not isinstance(returned, (Response, int, str, bytes, bytearray,
+                                                                           type(None))):
+                    raise TypeError(f"filter {step.__name__} stopped with a {type(returned).__name__}: a filter "
+                                    "that stops returns a Response, an int status, str, bytes or None")
                 request.state[STOPPED_WITH] = returned
             return returned
         step.__name__ = getattr(fn, "__name__", "filter")
@@ -369,6 +373,21 @@ def _put(request: Any) -> None:
     key, value = current.get((None, None))
     if key is not None:
         request.state.setdefault(key, value)
+
+
+def stopped_response(result: Any) -> tuple[int, bytes, list[tuple[str, str]]]:
+    """(status, body, headers) of what a stopping filter returned, read as a destination's
+    return value is: a `Response`, an int status, a str or bytes body, or None (an empty 200)."""
+    value = result.state.get(STOPPED_WITH)
+    if isinstance(value, Response):
+        return value.status, value.body, list(value.headers)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, b"", []
+    if isinstance(value, str):
+        return 200, value.encode(), [("content-type", "text/plain; charset=utf-8")]
+    if isinstance(value, (bytes, bytearray)):
+        return 200, bytes(value), []
+    return 200, b"", []       # None
 
 
 # -- the path a request is matched on

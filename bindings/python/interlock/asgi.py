@@ -220,7 +220,7 @@ class Router(_web.Table):
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008, "reason": ""})
                 return
-            await _send(send, *_response_of(result.state.get(_web.STOPPED_WITH)))
+            await _send(send, *_web.stopped_response(result))
         else:
             await self._refuse(scope, receive, send, 500, (), result.error or result.status.name)
 
@@ -311,23 +311,6 @@ def _rewrite(scope: Scope, uri: str, root: str, raw_root: str) -> str:
     scope["raw_path"] = (raw_root + path).encode()
     scope["query_string"] = parts.query.encode()
     return path
-
-
-def _response_of(value: Any) -> tuple[int, bytes, list[tuple[str, str]]]:
-    """(status, body, headers) of what a stopping filter returned, read as a destination's
-    return value is: a `Response`, an int status, a str or bytes body, or None (an empty 200)."""
-    from ._router import Response
-    if isinstance(value, Response):
-        return value.status, value.body, list(value.headers)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value, b"", []
-    if isinstance(value, str):
-        return 200, value.encode(), [("content-type", "text/plain; charset=utf-8")]
-    if isinstance(value, (bytes, bytearray)):
-        return 200, bytes(value), []
-    if value is None:
-        return 200, b"", []
-    raise TypeError(f"a filter that stops must return a Response, an int, str, bytes or None, not {type(value).__name__}")
 
 
 async def _send(send: Send, status: int, body: bytes, headers: Iterable[tuple[str, str]]) -> None:

@@ -10,8 +10,8 @@ PYTHON ?= python3
 BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev wrk
 BENCH_PIP := falcon werkzeug matplotlib uvicorn starlette
 # interlock.asgi's tests: a real server (uvicorn) and the frameworks it is mounted in and mounts
-# (starlette, fastapi), werkzeug's server for interlock.wsgi's; httpx for Starlette's TestClient in the README's examples.
-PY_TEST_PIP := uvicorn starlette fastapi httpx werkzeug
+# (starlette, fastapi), werkzeug's server for interlock.wsgi's; httpx2 for Starlette's TestClient in the README's examples.
+PY_TEST_PIP := uvicorn starlette fastapi httpx2 werkzeug
 # $(call apt_install,PACKAGES): installs the Debian packages of the list that are missing, only those.
 define apt_install
 	@missing=""; for p in $(1); do \
@@ -48,7 +48,7 @@ py-deps:
 
 # What the Python tests use beyond pytest: interlock.asgi's server and frameworks (PY_TEST_PIP).
 py-test-deps: py-deps
-	@$(PYTHON) -c "import uvicorn, starlette, fastapi, httpx, werkzeug" 2>/dev/null || $(PYTHON) -m pip install --quiet $(PY_TEST_PIP)
+	@$(PYTHON) -c "import uvicorn, starlette, fastapi, httpx2, werkzeug" 2>/dev/null || $(PYTHON) -m pip install --quiet $(PY_TEST_PIP)
 
 # The optional accelerator of Router.match (bindings/python/interlock/_speedups.c), built in place
 # by the package's own setup.py, so that the tests and the examples run it beside the ctypes path.

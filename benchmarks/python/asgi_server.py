@@ -141,7 +141,9 @@ def check_alone(router: str, routes: int, every: int = 1) -> int:
 def serve(router: str, routes: int) -> None:
     """The child process: uvicorn on a loopback port it binds, which it prints."""
     import uvicorn
-    sock = socket.socket()
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so (socket.socket()'s
+    # proto is 0), and without it a response written in two parts waits for a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     print(sock.getsockname()[1], flush=True)

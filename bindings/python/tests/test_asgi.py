@@ -33,13 +33,14 @@ class Server:
     """uvicorn serving `app` in a thread, on a socket bound to port 0 here (no race for the port);
     ready once it answers a request (polled, with a generous deadline), stopped by should_exit."""
 
-    def __init__(self, app, lifespan: str = "off") -> None:
-        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    def __init__(self, app, lifespan: str = "off", **config) -> None:
+        # IPPROTO_TCP named, so that asyncio sets TCP_NODELAY (a proto of 0 leaves Nagle on).
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind(("127.0.0.1", 0))
         self.port = self.socket.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, access_log=False)
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan=lifespan, access_log=False,
+                                                    **config))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
 
     def __enter__(self) -> "Server":
@@ -268,6 +269,16 @@ def test_mounted_in_starlette_and_fastapi():
             assert server.request("GET", f"{prefix}/nope")[0] == 404
 
 
+def test_behind_a_proxy_that_strips_a_prefix():
+    """uvicorn --root-path /api: the path and the raw path hold the prefix the proxy took off;
+    the router matches below it, raw."""
+    router = Router()
+    router.add_route("GET /files/:name", echo, name="file")
+    with Server(router, root_path="/api") as server:
+        got = server.get_json("/files/a%2Fb")
+        assert got == {"params": {"name": "a/b"}, "path": "/api/files/a/b", "root_path": "/api", "app": "echo"}
+
+
 def test_the_router_as_a_starlette_apps_router():
     """`app.router = interlock_router`: Starlette's middleware, exception handlers and url_for
     over Interlock's routing."""
@@ -276,9 +287,11 @@ def test_the_router_as_a_starlette_apps_router():
     router.add_route("GET /users/:id", user, name="user")
     router.add_route("GET /files/:name", echo, name="file")
     app.router = router
-    assert app.url_path_for("user", id=1) == "/users/1"
+    app.add_route("/about", PlainTextResponse("about"), methods=["GET"], name="about")   # Starlette's call, ours
+    assert app.url_path_for("user", id=1) == "/users/1" and app.url_path_for("about") == "/about"
     with Server(app) as server:
         assert server.get_json("/users/5")["self"] == f"http://127.0.0.1:{server.port}/users/5"
+        assert server.request("GET", "/about")[::2] == (200, b"about")
         assert server.request("GET", "/nope")[0] == 404
 
 

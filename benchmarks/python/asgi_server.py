@@ -208,12 +208,17 @@ def wrk(port: int, requests, seconds: float, connections: int = 16) -> tuple[flo
     return rps, int(errors.group(1)) if errors else 0
 
 
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
 def readme_table(records: list[dict]) -> str:
-    rows = ["| routes | router | requests/s through uvicorn (median round) | ÷ Starlette's, each round | router alone, µs per request |",
-            "| ---: | --- | ---: | --- | ---: |"]
+    rows = ["| routes | router | requests/s through uvicorn | × Starlette's, by round | router alone, µs per request | Starlette's time ÷ this, by round |",
+            "| ---: | --- | ---: | --- | ---: | --- |"]
     for r in records:
-        ratios = ", ".join(f"{x:g}" for x in r.get("ratio_rounds", []))
-        rows.append(f"| {r['routes']:,} | {r['router']} | {r['rps']:,.0f} | {ratios} | {r['alone_us']:,.1f} |")
+        rps_ratios = ", ".join(f"{x:g}" for x in r.get("rps_ratios", []))
+        alone_ratios = ", ".join(f"{x:g}" for x in r.get("alone_ratios", []))
+        rows.append(f"| {r['routes']:,} | {r['router']} | {r['rps']:,.0f} | {rps_ratios} | {r['alone_us']:,.1f} | {alone_ratios} |")
     return "\n".join(rows)
 
 
@@ -256,44 +261,48 @@ def main() -> int:
     if shutil.which("wrk") is None:
         print("asgi: wrk is not installed (make bench-deps)", file=sys.stderr)
         return 1
-    load = os.getloadavg()[0]
     records = []
-    rounds = 3
+    rounds = 5
     for routes in SIZES:
         pairs, requests = table(routes)
         misses = sum(1 for *_, n in requests if n == 0)
         children = {}
+        applications = {router: app(router, routes) for router in ROUTERS}
+        load = os.getloadavg()[0]
         try:
             for router in ROUTERS:
                 check_alone(router, routes, max(1, len(requests) // 500))
                 children[router] = Child(router, routes)
                 check_server(children[router], pairs, requests, max(1, len(requests) // 200))
                 wrk(children[router].port, requests, 2)                       # warm-up
-            # The routers in turn, round by round, so that each round's pair shares the machine's load.
+            # The routers in turn, round by round, so that each round's pair shares the machine's
+            # load (other work on it moves both); each round also times each router alone.
             rps = {router: [] for router in ROUTERS}
+            us = {router: [] for router in ROUTERS}
             for _ in range(rounds):
                 for router in ROUTERS:
-                    got, non_2xx = wrk(children[router].port, requests, args.seconds / rounds)
-                    rps[router].append(got)
+                    rps[router].append(wrk(children[router].port, requests, args.seconds / rounds)[0])
+                    us[router].append(round(asyncio.run(alone(applications[router], requests, 1))[0], 2))
         finally:
             for child in children.values():
                 child.stop()
         for router in ROUTERS:
-            us, done = asyncio.run(alone(app(router, routes), requests, min(args.seconds / rounds, 3)))
-            record = {"routes": routes, "router": router, "rps": sorted(rps[router])[rounds // 2], "rps_rounds": rps[router],
-                      "alone_us": round(us, 2), "alone_requests": done,
-                      "requests_in_cycle": len(requests), "misses_in_cycle": misses}
+            record = {"routes": routes, "router": router, "rps": median(rps[router]), "rps_rounds": rps[router],
+                      "alone_us": median(us[router]), "alone_us_rounds": us[router],
+                      "requests_in_cycle": len(requests), "misses_in_cycle": misses, "load_before": round(load, 1)}
             if router != "starlette":
-                record["ratio_rounds"] = [round(a / b, 2) for a, b in zip(rps[router], rps["starlette"])]
+                record["rps_ratios"] = [round(a / b, 2) for a, b in zip(rps[router], rps["starlette"])]
+                record["alone_ratios"] = [round(b / a, 1) for a, b in zip(us[router], us["starlette"])]
             records.append(record)
             print(json.dumps(record), flush=True)
     import starlette
     import uvicorn
     info = (f"Measured {time.strftime('%Y-%m-%d')}: {platform.machine()}, {os.cpu_count()} cores, Python "
             f"{platform.python_version()}, uvicorn {uvicorn.__version__} (h11, asyncio, one worker), Starlette "
-            f"{starlette.__version__}; wrk -t1 -c16, {rounds} rounds of {args.seconds / rounds:g} s a router, in turn, "
-            "after a 2 s warm-up, cycling over the table's requests (404s included); the median round; "
-            f"one-minute load average before the run {load:.1f} on {os.cpu_count()} cores.")
+            f"{starlette.__version__}; wrk -t1 -c16, {rounds} rounds of {args.seconds / rounds:g} s a router, the routers "
+            "in turn, after a 2 s warm-up, cycling over the table's requests (404s included); alone: 1 s a router a "
+            "round; medians of the rounds. One-minute load average before each table: "
+            + ", ".join(f"{r['load_before']}" for r in records[::len(ROUTERS)]) + f" on {os.cpu_count()} cores.")
     text = readme_table(records)
     print(text)
     (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)

@@ -242,6 +242,18 @@ class Table:
             self.origins = True
         return target
 
+    def _both(self, host: str, mount: Callable[[str, Optional[str]], Mount], name: Optional[str]) -> list[Mount]:
+        """A host's mounts, http and https (the name the https one's): both or neither."""
+        first = mount("http", None)
+        try:
+            return [first, mount("https", name)]
+        except BaseException:
+            for route_id in [i for i, t in self._targets.items() if t is first]:
+                self.core.remove_route(route_id)
+                del self._targets[route_id]
+            self._routes.remove(first)
+            raise
+
     def _app_of(self, endpoint: Any, what: str) -> Any:
         """What a front calls for an endpoint (an ASGI app, a WSGI app)."""
         raise NotImplementedError

@@ -23,8 +23,10 @@ import inspect
 import traceback
 from http import HTTPStatus
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, MutableMapping, Optional, Sequence
+from urllib.parse import unquote, urlsplit
 
 from . import _web
+from ._router import Status
 from ._web import Mount, NoMatchFound, Route, URLPath, below_root, mounted_prefix, quote_path
 
 __all__ = ["Mount", "NoMatchFound", "Route", "Router", "URLPath"]
@@ -125,7 +127,7 @@ class Router(_web.Table):
         given, is the https mount's."""
         if not isinstance(host, str):
             raise TypeError(f"host must be a str, not {type(host).__name__}")
-        return [self.mount(f"http://{host}", app), self.mount(f"https://{host}", app, name)]
+        return self._both(host, lambda scheme, name_: self.mount(f"{scheme}://{host}", app, name_), name)
 
     # -- answering
 
@@ -213,7 +215,6 @@ class Router(_web.Table):
 
     async def _answer(self, result: Any, scope: Scope, receive: Receive, send: Send) -> None:
         """What the pipeline answered itself: a filter's response, a guard's refusal (403)."""
-        from ._router import Status
         if result.status is Status.GUARDED:
             await self._refuse(scope, receive, send, 403)
         elif result.status is Status.STOPPED:
@@ -304,7 +305,6 @@ def _host(scope: Scope) -> str:
 def _rewrite(scope: Scope, uri: str, root: str, raw_root: str) -> str:
     """A filter redirected to `uri`: the scope's path, raw path and query become its own (under
     the same root), for the app that runs; returns the raw path below the root."""
-    from urllib.parse import unquote, urlsplit
     parts = urlsplit(uri)
     path = parts.path or "/"
     scope["path"] = root + unquote(path)

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from http import HTTPStatus
 from typing import Any, Callable, Iterable, Optional, Sequence
+from urllib.parse import unquote, urlsplit
 
 from . import _web
+from ._router import Status
 from ._web import Mount, NoMatchFound, Route, URLPath, below_root, mounted_prefix, quote_path
 
 __all__ = ["Mount", "NoMatchFound", "Route", "Router", "URLPath"]
@@ -84,7 +86,7 @@ class Router(_web.Table):
         """Mounts `app` for the requests to `host`, over http and https (as the ASGI router's)."""
         if not isinstance(host, str):
             raise TypeError(f"host must be a str, not {type(host).__name__}")
-        return [self.mount(f"http://{host}", app), self.mount(f"https://{host}", app, name)]
+        return self._both(host, lambda scheme, name_: self.mount(f"{scheme}://{host}", app, name_), name)
 
     def __call__(self, environ: dict, start_response: Callable[..., Any]) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD", "GET")
@@ -122,7 +124,6 @@ class Router(_web.Table):
             return _plain(start_response, 405, headers=[("Allow", ", ".join(found))])
         if code == _web.BAD_REQUEST:
             return _plain(start_response, 400, found)
-        from ._router import Status
         if found.status is Status.GUARDED:
             return _plain(start_response, 403)
         if found.status is Status.STOPPED:
@@ -159,7 +160,6 @@ def _host(environ: dict) -> str:
 def _rewrite(environ: dict, uri: str) -> None:
     """A filter redirected to `uri`: PATH_INFO and QUERY_STRING become its own, under the same
     SCRIPT_NAME, and the raw target is dropped (it no longer says the path)."""
-    from urllib.parse import unquote, urlsplit
     parts = urlsplit(uri)
     environ["PATH_INFO"] = _wsgi_str(unquote(parts.path or "/"))
     environ["QUERY_STRING"] = parts.query

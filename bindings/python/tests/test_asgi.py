@@ -413,6 +413,10 @@ def test_endpoints_and_arguments_are_checked_when_added():
     with pytest.raises(ValueError, match="in a router already"):
         Router().add(route)
     assert isinstance(Router(routes=[Route("/x", echo), Mount("/y", echo)]).routes[1], Mount)
+    router.mount("https://h.example.com", echo)
+    with pytest.raises(interlock.ConflictError):        # the https mount conflicts: the http one goes too
+        router.host("h.example.com", echo)
+    assert len(router.core) == 3 and [r.path for r in router.routes] == ["PUT /b", "/c", "https://h.example.com"]
 
 
 def test_a_websocket_is_routed_and_closed_when_no_route_takes_it():

@@ -47,9 +47,10 @@ else:      # pragma: no cover
             self.protocol, self.host = protocol, host
 
         def make_absolute_url(self, base_url: str) -> str:
+            """This path under `base_url` (its scheme, its host unless this has one, its path)."""
             scheme, _, rest = str(base_url).partition("://")
             netloc, _, base_path = rest.partition("/")
-            return f"{scheme}://{self.host or netloc}/{base_path.strip('/')}{self}".replace(":///", "://")
+            return f"{scheme}://{self.host or netloc}{('/' + base_path).rstrip('/')}{self}"
 
 
 # pchar of RFC 3986 and "/": a decoded path quoted back so that the library reads the same path.

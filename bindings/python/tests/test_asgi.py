@@ -10,8 +10,11 @@ import contextlib
 import http.client
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -417,6 +420,55 @@ def test_endpoints_and_arguments_are_checked_when_added():
     with pytest.raises(interlock.ConflictError):        # the https mount conflicts: the http one goes too
         router.host("h.example.com", echo)
     assert len(router.core) == 3 and [r.path for r in router.routes] == ["PUT /b", "/c", "https://h.example.com"]
+
+
+def test_without_starlette():
+    """The package needs no Starlette: ASGI apps route, answer and build URLs; a Starlette
+    endpoint is refused when added, saying what to do."""
+    code = """
+import asyncio, sys
+sys.modules["starlette"] = None           # import starlette fails, as where it is not installed
+from interlock.asgi import NoMatchFound, Router, URLPath
+
+async def app(scope, receive, send):
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": scope["path_params"]["name"].encode()})
+
+router = Router()
+router.add_route("GET /files/:name", app, name="file")
+router.add_route("https://cdn.example.com/s/:name", app, name="cdn")
+try:
+    router.add_route("/r", lambda request: None)
+except TypeError as error:
+    print(error)
+
+async def call(path, raw):
+    sent = []
+    async def send(message):
+        sent.append(message)
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": raw, "root_path": "", "headers": [],
+             "query_string": b"", "scheme": "http"}
+    await router(scope, None, send)
+    return sent[0]["status"], sent[1]["body"]
+print(asyncio.run(call("/files/a/b", b"/files/a%2Fb")), asyncio.run(call("/nope", b"/nope")))
+url = router.url_path_for("cdn", name="x y")
+print(type(url) is URLPath, url, url.host, url.make_absolute_url("http://testserver/app/"))
+try:
+    router.url_path_for("nope")
+except LookupError as error:
+    print(type(error).__name__, error)
+print("starlette" in sys.modules and sys.modules["starlette"] is None)
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=str(Path(interlock.__file__).parents[1]))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "endpoint takes one argument, a Starlette request, but Starlette is not installed (pip install starlette), "
+        "or make it an ASGI app: async def app(scope, receive, send)",
+        "(200, b'a/b') (404, b'Not Found')",
+        "True /s/x%20y cdn.example.com http://cdn.example.com/app/s/x%20y",
+        "NoMatchFound no route is named 'nope'",
+        "True"]
 
 
 def test_a_websocket_is_routed_and_closed_when_no_route_takes_it():

@@ -203,6 +203,8 @@ def test_host_routes(server):
     assert server.get_json("/x", host="API.example.com:8000")["app"] == "api"     # any port, any case
     assert server.get_json("/dashboard", host="admin.example.com")["app"] == "admin"
     assert server.request("GET", "/dashboard", host="other.example.com")[0] == 404
+    status, _, body = server.request("GET", "/dashboard", host="bad host")     # the library's URI error
+    assert status == 400 and b"host" in body
     # The most specific path wins before the origin counts (the library's precedence): the
     # route /files/:name beats the host's mount, which takes any path.
     assert server.get_json("/files/a", host="api.example.com")["app"] == "echo"
@@ -469,6 +471,19 @@ print("starlette" in sys.modules and sys.modules["starlette"] is None)
         "True /s/x%20y cdn.example.com http://cdn.example.com/app/s/x%20y",
         "NoMatchFound no route is named 'nope'",
         "True"]
+
+
+def test_a_filter_that_stops_with_what_is_no_answer_is_a_type_error():
+    router = Router()
+    router.add_route("/x", echo)
+    router.add_filter(lambda request, next: ["no", "answer"])
+
+    async def send(message):
+        pass
+    scope = {"type": "http", "method": "GET", "path": "/x", "raw_path": b"/x", "root_path": "", "headers": [],
+             "query_string": b"", "scheme": "http"}
+    with pytest.raises(TypeError, match="filter <lambda> stopped with a list: a filter that stops returns a Response"):
+        asyncio.run(router(scope, None, send))
 
 
 def test_a_websocket_is_routed_and_closed_when_no_route_takes_it():

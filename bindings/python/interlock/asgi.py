@@ -156,9 +156,9 @@ class Router(_web.Table):
             raw, raw_root = below_root(raw, scope["path"], root)
         elif raw is None:
             raw = quote_path(scope["path"])
-        uri = raw
+        uri = raw or "/"         # the root itself
         if self.origins:
-            uri = f"{scope.get('scheme', 'http')}://{_host(scope)}{raw or '/'}"
+            uri = f"{scope.get('scheme', 'http')}://{_host(scope)}{uri}"
         if self.pipeline and scope.get("query_string"):
             uri += "?" + scope["query_string"].decode("latin-1")
         code, target, params, redirected = self.find(uri, method, ("scope", scope))

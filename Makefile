@@ -7,8 +7,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PYTHON ?= python3
 
-BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev
-BENCH_PIP := falcon werkzeug matplotlib
+BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev wrk
+BENCH_PIP := falcon werkzeug matplotlib uvicorn starlette
+# interlock.asgi's tests: a real server (uvicorn) and the frameworks it is mounted in and mounts
+# (starlette, fastapi), werkzeug's server for interlock.wsgi's; httpx2 for Starlette's TestClient in the README's examples.
+PY_TEST_PIP := uvicorn starlette fastapi httpx2 werkzeug
 # $(call apt_install,PACKAGES): installs the Debian packages of the list that are missing, only those.
 define apt_install
 	@missing=""; for p in $(1); do \
@@ -24,7 +27,7 @@ include mk/sanitize.mk
 include mk/wheel.mk
 include mk/docs.mk
 
-.PHONY: all deps py-deps py-speedups bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
+.PHONY: all deps py-deps py-test-deps py-speedups bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
 
 all: build
 
@@ -43,6 +46,10 @@ py-deps:
 	@$(PYTHON) -c "import setuptools, sys; sys.exit(int(setuptools.__version__.split('.')[0]) < 77)" 2>/dev/null \
 	  || $(PYTHON) -m pip install --quiet "setuptools>=77"
 
+# What the Python tests use beyond pytest: interlock.asgi's server and frameworks (PY_TEST_PIP).
+py-test-deps: py-deps
+	@$(PYTHON) -c "import uvicorn, starlette, fastapi, httpx2, werkzeug" 2>/dev/null || $(PYTHON) -m pip install --quiet $(PY_TEST_PIP)
+
 # The optional accelerator of Router.match (bindings/python/interlock/_speedups.c), built in place
 # by the package's own setup.py, so that the tests and the examples run it beside the ctypes path.
 # Optional as in a wheel: where it cannot be compiled, the package runs on ctypes alone.
@@ -53,8 +60,8 @@ py-speedups: py-deps
 # (RoutingKit comes through SwiftPM). matplotlib draws the chart.
 bench-deps: py-deps
 	$(call apt_install,$(BENCH_APT))
-	@$(PYTHON) -c "import falcon, werkzeug, matplotlib" 2>/dev/null || $(PYTHON) -m pip install --quiet $(BENCH_PIP) \
-	  || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-falcon python3-werkzeug python3-matplotlib; }
+	@$(PYTHON) -c "import falcon, werkzeug, matplotlib, uvicorn, starlette" 2>/dev/null || $(PYTHON) -m pip install --quiet $(BENCH_PIP) \
+	  || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-falcon python3-werkzeug python3-matplotlib python3-uvicorn python3-starlette; }
 
 $(BUILD)/build.ninja: CMakeLists.txt | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -88,7 +95,7 @@ swiftpm-consumer: deps
 c-test: build
 	cd $(BUILD) && ctest --output-on-failure
 
-py-test: build py-speedups
+py-test: build py-speedups py-test-deps
 	cd bindings/python && $(PYTHON) -m pytest -q tests
 
 # Every door and every peer harness answers a few requests correctly (no timing asserted).
@@ -98,12 +105,14 @@ bench-smoke: build py-speedups
 	@$(MAKE) --no-print-directory bench-deps || echo "bench-smoke: some peers could not be installed; they will show as unavailable"
 	$(PYTHON) benchmarks/run.py --smoke
 	$(PYTHON) benchmarks/worst.py --smoke
+	$(PYTHON) benchmarks/python/asgi_server.py --smoke
 
 # The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in benchmarks/README.md;
 # then the worst lookup on hostile input (benchmarks/results/worst.json).
 bench: build bench-deps py-speedups
 	$(PYTHON) benchmarks/run.py
 	$(PYTHON) benchmarks/worst.py
+	$(PYTHON) benchmarks/python/asgi_server.py
 
 # Instructions per lookup, counted by valgrind (stable where timings are not); not part of make test.
 instructions: build

@@ -93,8 +93,8 @@ def test_the_wheel_holds_the_package_the_stripped_library_and_pcre2(built_wheel:
                        "interlock/_door.py", "interlock/_errors.py", "interlock/_interceptors.py", "interlock/_matches.py",
                        "interlock/_native.py", "interlock/_routefiles.py", "interlock/_router.py", "interlock/_slot.py",
                        "interlock/_speedups.abi3.so",
-                       "interlock/_text.py", "interlock/_values.py", "interlock/_wire.py", "interlock/libinterlock.so",
-                       "interlock/py.typed"]
+                       "interlock/_text.py", "interlock/_values.py", "interlock/_web.py", "interlock/_wire.py",
+                       "interlock/asgi.py", "interlock/libinterlock.so", "interlock/py.typed", "interlock/wsgi.py"]
     assert len(vendored) == 1 and re.fullmatch(r"interlock\.libs/libpcre2-8-[0-9a-f]+\.so[.0-9]*", vendored[0]), vendored
     assert set(names) - set(package) - set(vendored) <= {dist_info + n for n in
                                                          ("METADATA", "WHEEL", "RECORD", "top_level.txt",

@@ -7,7 +7,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PYTHON ?= python3
 
-BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev
+BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev wrk
+# The Lua binding's host: OpenResty's LuaJIT (Debian's `luajit` conflicts with lua-resty-core),
+# nginx with its Lua module.
+LUA_APT := luajit2 nginx-light libnginx-mod-http-lua lua-resty-core
 BENCH_PIP := falcon werkzeug matplotlib
 # $(call apt_install,PACKAGES): installs the Debian packages of the list that are missing, only those.
 define apt_install
@@ -23,6 +26,7 @@ include mk/fuzz.mk
 include mk/sanitize.mk
 include mk/wheel.mk
 include mk/docs.mk
+include mk/lua.mk
 
 .PHONY: all deps py-deps py-speedups bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
 
@@ -62,7 +66,7 @@ $(BUILD)/build.ninja: CMakeLists.txt | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD)
 
-demo: build py-speedups
+demo: build py-speedups lua-deps
 	@echo "== examples/c/deeplinks: deep-link routes resolved =="
 	$(BUILD)/deeplinks
 	@echo
@@ -74,6 +78,9 @@ demo: build py-speedups
 	@echo
 	@echo "== examples/python/deeplinks.py: the same pipeline from Python =="
 	$(PYTHON) examples/python/deeplinks.py
+	@echo
+	@echo "== examples/lua/deeplinks.lua: a deep link resolved from LuaJIT =="
+	luajit examples/lua/deeplinks.lua
 
 swift-test: deps
 	swift test --parallel
@@ -110,7 +117,7 @@ instructions: build
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	$(PYTHON) benchmarks/instructions.py
 
-test: swift-test c-test py-test bench-smoke fuzz-smoke sanitize-smoke swiftpm-consumer docs-check
+test: swift-test c-test py-test lua-test bench-smoke fuzz-smoke sanitize-smoke swiftpm-consumer docs-check
 
 clean:
 	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info bindings/python/interlock/*.so

@@ -254,13 +254,27 @@ function Router:set_match_limit(limit)
   return true
 end
 
--- The parameters of the last lookup into `t` (cleared first): name = value.
+
+
+-- The parameters of the last lookup into `t` (cleared first): name = value. Reads the count
+-- first: ilk_match_param_at past the last one is an error, which costs the library a message.
+-- The first three are read without a loop: an inner loop would keep LuaJIT from compiling the
+-- caller's loop of lookups into one trace.
 local function fill(m, t)
   clear(t)
-  local i = 0
-  while C.ilk_match_param_at(m, i, name_p, nil, value_p, nil) == OK do
+  local n = tonumber(C.ilk_match_param_count(m))
+  if n == 0 then return t end
+  C.ilk_match_param_at(m, 0, name_p, nil, value_p, nil)
+  t[ffi_string(name_p[0])] = ffi_string(value_p[0])
+  if n == 1 then return t end
+  C.ilk_match_param_at(m, 1, name_p, nil, value_p, nil)
+  t[ffi_string(name_p[0])] = ffi_string(value_p[0])
+  if n == 2 then return t end
+  C.ilk_match_param_at(m, 2, name_p, nil, value_p, nil)
+  t[ffi_string(name_p[0])] = ffi_string(value_p[0])
+  for i = 3, n - 1 do
+    C.ilk_match_param_at(m, i, name_p, nil, value_p, nil)
     t[ffi_string(name_p[0])] = ffi_string(value_p[0])
-    i = i + 1
   end
   return t
 end

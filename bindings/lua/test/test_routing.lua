@@ -39,6 +39,15 @@ return {
     check.eq(r:route_name(2), nil, "no name")
     check.eq(r:route_id("repo"), 1, "id by name")
   end },
+  { "a match reads its parameters without a failing call (an error costs the library a message)", function()
+    local ffi = require "ffi"
+    local C = require("interlock.native").C
+    local r = assert(interlock.new())
+    assert(r:add_route("/a/:x/:y"))
+    local _, message = r:add_route("/b/:x(")
+    assert(r:match("/a/1/2", nil, {}))
+    check.eq(ffi.string(C.ilk_errmsg()), message, "the last error is still the pattern's")
+  end },
   { "misses: not found, and method not allowed with the Allow value", function()
     local r = assert(interlock.new())
     assert(r:add_route("GET /a/:x"))

@@ -56,7 +56,7 @@ py-speedups: py-deps
 # The peers measured beside Interlock: r3 and httprouter from Debian, falcon and werkzeug from PyPI
 # (RoutingKit comes through SwiftPM). matplotlib draws the chart.
 bench-deps: py-deps
-	$(call apt_install,$(BENCH_APT))
+	$(call apt_install,$(BENCH_APT) $(LUA_APT))
 	@$(PYTHON) -c "import falcon, werkzeug, matplotlib" 2>/dev/null || $(PYTHON) -m pip install --quiet $(BENCH_PIP) \
 	  || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-falcon python3-werkzeug python3-matplotlib; }
 
@@ -105,12 +105,15 @@ bench-smoke: build py-speedups
 	@$(MAKE) --no-print-directory bench-deps || echo "bench-smoke: some peers could not be installed; they will show as unavailable"
 	$(PYTHON) benchmarks/run.py --smoke
 	$(PYTHON) benchmarks/worst.py --smoke
+	$(PYTHON) benchmarks/lua/nginx_bench.py --smoke
 
 # The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in benchmarks/README.md;
-# then the worst lookup on hostile input (benchmarks/results/worst.json).
+# then the worst lookup on hostile input (benchmarks/results/worst.json); then requests per second
+# inside nginx, Interlock's module against nginx's regex locations (benchmarks/results/nginx.json).
 bench: build bench-deps py-speedups
 	$(PYTHON) benchmarks/run.py
 	$(PYTHON) benchmarks/worst.py
+	$(PYTHON) benchmarks/lua/nginx_bench.py
 
 # Instructions per lookup, counted by valgrind (stable where timings are not); not part of make test.
 instructions: build

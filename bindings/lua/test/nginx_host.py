@@ -44,6 +44,7 @@ master_process off;
 worker_processes 1;
 error_log {prefix}/logs/error.log {log_level};
 pid {prefix}/logs/nginx.pid;
+{main}
 events {{ worker_connections {connections}; }}
 http {{
     access_log off;
@@ -60,8 +61,10 @@ http {{
 
 class Nginx:
     def __init__(self, http: str, extra_path: str = "", connections: int = 1024, log_level: str = "warn",
-                 start_timeout: float = 30.0) -> None:
+                 start_timeout: float = 30.0, main: str = "") -> None:
+        """`http`: the http block's body; `main`: directives of the main context."""
         self.http, self.extra_path, self.connections, self.log_level = http, extra_path, connections, log_level
+        self.main = main
         self.start_timeout = start_timeout
         self.prefix = Path(tempfile.mkdtemp(prefix="interlock-nginx-"))
         self.process: subprocess.Popen | None = None
@@ -84,7 +87,7 @@ class Nginx:
         # The checkout's module first, then the caller's, then ";;": the default (resty.core is there).
         lua_path = ";".join([f"{ROOT}/bindings/lua/?.lua", *filter(None, [self.extra_path])]) + ";;"
         config = CONFIG.format(modules=MODULES, prefix=self.prefix, lua_path=lua_path,
-                               connections=self.connections, log_level=self.log_level, http=http)
+                               connections=self.connections, log_level=self.log_level, http=http, main=self.main)
         conf = self.prefix / "conf" / "nginx.conf"
         conf.write_text(config)
         self.process = subprocess.Popen([NGINX, "-p", str(self.prefix), "-c", str(conf), "-e",

@@ -36,4 +36,20 @@ return {
     check.eq(verbs.ILK_STOP, true, "ILK_STOP is a verb")
     check.eq(verbs.ILK_NOT_FOUND, nil, "ILK_NOT_FOUND is not a verb")
   end },
+  { "the rockspec has the header's version and lists every module file", function()
+    local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$")
+    local name = ("interlock-%s-1.rockspec"):format(interlock.version)
+    local spec = {}
+    local chunk = assert(loadfile(here .. "/../" .. name), "bindings/lua/" .. name .. " (the header's version)")
+    setfenv(chunk, spec)()
+    check.eq(spec.version, interlock.version .. "-1", "version")
+    local listed = {}
+    for module, file in pairs(spec.build.modules) do
+      listed[file] = true
+      check.eq(io.open(here .. "/../" .. file) ~= nil, true, module .. ": " .. file)
+    end
+    local ls = io.popen("cd '" .. here .. "/..' && ls interlock.lua interlock/*.lua")
+    for file in ls:lines() do check.eq(listed[file], true, file .. " is in the rockspec") end
+    ls:close()
+  end },
 }

@@ -4,7 +4,7 @@
 local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or "."
 package.path = here .. "/../?.lua;" .. here .. "/?.lua;" .. package.path
 
-local files = { "test_header", "test_routing", "test_route_files", "test_pipeline", "test_garbage" }
+local files = { "test_header", "test_routing", "test_route_files", "test_pipeline", "test_garbage", "test_readme" }
 local only = {}
 for _, name in ipairs(arg) do only[name] = true end
 

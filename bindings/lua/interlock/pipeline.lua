@@ -319,8 +319,10 @@ function Router:_forget_key(userdata)
   if userdata ~= nil then self._fns[key_of(userdata)] = nil end
 end
 
--- The callback held under `userdata` belongs to route `id`: dropped with it.
-function Router:_own(id, userdata)
+-- The callback held under `userdata` belongs to route `id`: dropped with it. With `kind`
+-- ("_handlers", "_guards"), it replaces the route's callback of that kind (nil userdata: none).
+function Router:_own(id, userdata, kind)
+  if kind then self:_replaced(kind, id, userdata ~= nil and key_of(userdata) or nil) end
   if userdata == nil then return end
   local keys = self._route_keys[id]
   if not keys then
@@ -340,12 +342,33 @@ function Router:_drop(key)
   end
 end
 
+-- Route `id`'s callback of a kind (`_handlers`, `_guards`) is now `key` (nil: none): the one it
+-- replaces is dropped.
+function Router:_replaced(kind, id, key)
+  local keys = self[kind]
+  if not keys then
+    keys = {}
+    self[kind] = keys
+  end
+  local old = keys[id]
+  if old then
+    self:_drop(old)
+    local owned = self._route_keys[id] or {}
+    for i = #owned, 1, -1 do
+      if owned[i] == old then table.remove(owned, i) end
+    end
+  end
+  keys[id] = key
+end
+
 function Router:_drop_route_keys(id)
   local keys = self._route_keys[id]
   if keys then
     for _, key in ipairs(keys) do self:_drop(key) end
     self._route_keys[id] = nil
   end
+  if self._handlers then self._handlers[id] = nil end
+  if self._guards then self._guards[id] = nil end
 end
 
 -- ----------------------------------------------------------------------------------------------
@@ -368,7 +391,7 @@ function Router:set_handler(route, fn)
     self:_forget_key(userdata)
     return fail(rc)
   end
-  self:_own(id, userdata)
+  self:_own(id, userdata, "_handlers")
   return true
 end
 
@@ -395,11 +418,7 @@ function Router:set_guard(route, fn)
     self:_forget_key(userdata)
     return fail(rc)
   end
-  local guards = self._guards or {}
-  self._guards = guards
-  if guards[id] then self:_drop(guards[id]) end
-  guards[id] = userdata and key_of(userdata) or nil
-  self:_own(id, userdata)
+  self:_own(id, userdata, "_guards")
   return true
 end
 

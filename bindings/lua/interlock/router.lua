@@ -110,7 +110,7 @@ function Router:add_route(pattern, options)
   end
   local id = id_p[0]
   self:_gave(id)
-  self:_own(id, userdata)
+  self:_own(id, userdata, "_handlers")
   self._data[id] = options.data
   if options.guard then
     local ok, message, offset, code = self:set_guard(id, options.guard)

@@ -121,6 +121,34 @@ return {
     assert(r:add_filter(function() return "what" end))
     check.raises(function() r:resolve("/fine") end, "a filter returned a string")
   end },
+  { "a filter that neither continues nor stops: the library says so", function()
+    local r = assert(interlock.new())
+    assert(r:add_route("/a", function() return "a" end))
+    assert(r:add_filter(function() end, "lazy"))
+    local result = assert(r:resolve("/a"))
+    check.eq(result.status, "ECALLBACK", "status")
+    check.eq(result.error:find("without calling ilk_filter_chain_next", 1, true) ~= nil, true, result.error)
+  end },
+  { "a replaced handler or guard is let go of", function()
+    local r = assert(interlock.new())
+    local id = assert(r:add_route("/a", { handler = function() return "1" end, guard = function() return true end }))
+    local function held()
+      local n = 0
+      for _ in pairs(r._fns) do n = n + 1 end
+      return n
+    end
+    check.eq(held(), 2, "handler and guard")
+    for i = 2, 10 do
+      assert(r:set_handler(id, function() return tostring(i) end))
+      assert(r:set_guard(id, function() return true end))
+    end
+    check.eq(held(), 2, "still one of each")
+    check.eq(assert(r:resolve("/a")).body, "10", "the last handler")
+    assert(r:set_guard(id, nil))
+    check.eq(held(), 1, "the guard removed")
+    assert(r:remove_route(id))
+    check.eq(held(), 0, "the route removed")
+  end },
   { "a request or response used after its callback returned is refused", function()
     local r = assert(interlock.new())
     local kept

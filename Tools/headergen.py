@@ -114,6 +114,15 @@ def _normalize(decl: str) -> str:
 
 # -- integer constant expressions
 
+# C's binary operators on integers (division truncates toward zero, as C's does).
+OPERATIONS = {
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "&": lambda a, b: a & b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1),
+    "%": lambda a, b: a - OPERATIONS["/"](a, b) * b,
+}
+
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*)|(<<|>>|[-+*/%()~&|^]))")
 
 
@@ -201,9 +210,7 @@ def _evaluate(expr: str, known: dict[str, Constant]) -> tuple[int, str] | None:
             op = take()[1]
             right, rtype = binary(precedence[op])
             ctype = ltype if INTEGER_TYPES[ltype][0] >= INTEGER_TYPES[rtype][0] else rtype
-            value = {"|": left | right, "^": left ^ right, "&": left & right, "<<": left << right,
-                     ">>": left >> right, "+": left + right, "-": left - right, "*": left * right,
-                     "/": int(left / right) if right else 0, "%": left % right if right else 0}[op]
+            value = OPERATIONS[op](left, right)
             left, ltype = value, ctype
         return left, ltype
 
@@ -212,7 +219,7 @@ def _evaluate(expr: str, known: dict[str, Constant]) -> tuple[int, str] | None:
         if peek()[0] != "end":
             return None
         return value, ctype
-    except (LookupError, SyntaxError, KeyError, IndexError):
+    except (LookupError, SyntaxError, KeyError, IndexError, ValueError, ZeroDivisionError):
         return None
 
 

@@ -17,8 +17,10 @@ lua-deps:
 lua-cdef:
 	$(PYTHON) Tools/headergen.py lua
 
-# The generated declarations are the header's; the unit tests under LuaJIT; the nginx test (~2 s).
+# The generated declarations are the header's (and the generator's parser tested); the unit tests
+# under LuaJIT; the nginx test (~2 s).
 lua-test: build lua-deps
 	$(PYTHON) Tools/headergen.py lua --check
+	$(PYTHON) Tools/test_headergen.py
 	luajit bindings/lua/test/run.lua
 	$(PYTHON) bindings/lua/test/nginx_test.py

@@ -32,6 +32,8 @@ build = {
       ["interlock.cdef"] = "interlock/cdef.lua",
       ["interlock.native"] = "interlock/native.lua",
       ["interlock.router"] = "interlock/router.lua",
+      ["interlock.values"] = "interlock/values.lua",
+      ["interlock.callbacks"] = "interlock/callbacks.lua",
       ["interlock.pipeline"] = "interlock/pipeline.lua",
    },
 }

@@ -11,14 +11,15 @@
 -- "EPATTERN"); a wrong argument type is raised. The reference: bindings/lua/README.md.
 local native = require "interlock.native"
 local router = require "interlock.router"
+local values = require "interlock.values"
 local pipeline = require "interlock.pipeline"
 
 local interlock = {
   new = router.new,
   validate_status = pipeline.validate_status,
   Router = router.Router,
-  Request = pipeline.Request,
-  Response = pipeline.Response,
+  Request = values.Request,
+  Response = values.Response,
   -- The header's integer constants, as it names them (ILK_OK...) and without the prefix (OK...):
   -- statuses, the verbs callbacks return (CONTINUE, STOP, REDIRECT, ABORT, RETRY), flags.
   constants = native.K,

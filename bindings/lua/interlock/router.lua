@@ -1,6 +1,7 @@
 -- The router: its routes (add, remove, replace, route files), the fast path (match: no callback,
 -- no garbage per lookup when given a table to fill), URLs and explanations. The pipeline's
--- methods (resolve, filters, guards, interceptors) are added by interlock/pipeline.lua.
+-- methods (resolve, filters, guards, interceptors) are added by interlock/pipeline.lua, and the
+-- holding of callbacks by interlock/callbacks.lua.
 local ffi = require "ffi"
 local native = require "interlock.native"
 local bit = require "bit"

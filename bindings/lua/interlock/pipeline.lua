@@ -263,7 +263,7 @@ jit.off(run)
 -- `request`, `state(key)`. A malformed URI or method: nil, message, offset, code. A Lua error
 -- raised by a callback is raised again here, once the library has returned.
 local function resolve(self, uri, method)
-  argument(uri, "string", "uri")
+  argument(uri, "bytes", "uri")
   optional(method, "string", "method")
   return run(self, C.ilk_router_resolve, self._h, method, uri, #uri)
 end

@@ -28,9 +28,18 @@ Router.__index = Router
 local routers = setmetatable({}, { __mode = "v" })
 local last_number = 0
 
+-- Checks an argument's type, raising an error that names it. A "string" goes to the library as a
+-- C string, which would end at a NUL byte: one that holds a NUL is refused (raised, with its
+-- offset), never cut short. "bytes" is a string the library gets with its length (a URI, a route
+-- file, a body): NUL bytes go to the library, which judges them.
 local function argument(value, kind, what, level)
-  if type(value) ~= kind then
-    error(("interlock: %s must be a %s, not %s"):format(what, kind, type(value)), level or 3)
+  local want = kind == "bytes" and "string" or kind
+  if type(value) ~= want then
+    error(("interlock: %s must be a %s, not %s"):format(what, want, type(value)), level or 3)
+  end
+  if kind == "string" then
+    local nul = value:find("\0", 1, true)
+    if nul then error(("interlock: %s holds a NUL byte (at byte %d)"):format(what, nul - 1), level or 3) end
   end
   return value
 end
@@ -173,7 +182,7 @@ end
 -- all or none. Returns the list of the new routes' ids, or nil, message ("line L, column C: ..."),
 -- offset (in `text`), code. A loaded route's data reads its key=value pairs: `data.owner`.
 function Router:load(text)
-  argument(text, "string", "text")
+  argument(text, "bytes", "text")
   local rc = C.ilk_router_load(self._h, text, #text, count_p)
   if rc ~= OK then return fail(rc) end
   -- The library gives a file's routes the next ids, in order (ids are given one after the other).
@@ -189,7 +198,7 @@ end
 
 --- `load` on a file's contents. Errors say the file: "PATH: line L, column C: ...".
 function Router:load_file(path)
-  argument(path, "string", "path")
+  argument(path, "bytes", "path")
   local file, open_error = io.open(path, "rb")
   if not file then return nil, open_error end
   local text = file:read("*a")
@@ -295,8 +304,8 @@ end
 -- A miss: nil, "not found"; or nil, "method not allowed", "GET, POST" (the Allow header's value).
 -- A malformed URI or method: nil, message, offset, code (EURI, EINVAL), offset in the URI.
 function Router:match(uri, method, params)
-  if type(uri) ~= "string" then argument(uri, "string", "uri") end
-  if method ~= nil and type(method) ~= "string" then argument(method, "string", "method") end
+  if type(uri) ~= "string" then argument(uri, "bytes", "uri") end
+  if method ~= nil and (type(method) ~= "string" or method:find("\0", 1, true)) then argument(method, "string", "method") end
   local m = self._m
   local rc = C.ilk_router_match(self._h, method, uri, #uri, m)
   if rc == OK then
@@ -315,7 +324,7 @@ end
 
 --- The value of parameter `name` of the last match on this router, or nil. Valid until the next.
 function Router:param(name)
-  if C.ilk_match_param(self._m, name, value_p, nil) ~= OK then return nil end
+  if C.ilk_match_param(self._m, argument(name, "string", "name"), value_p, nil) ~= OK then return nil end
   return ffi_string(value_p[0])
 end
 
@@ -331,8 +340,8 @@ local function name_value_arrays(params, keep)
   local names, values = ffi.new("const char *[?]", n + 1), ffi.new("const char *[?]", n + 1)
   local i = 0
   for k, v in pairs(params) do
-    if type(k) ~= "string" then error("interlock: parameter names must be strings", 4) end
-    v = tostring(v)
+    argument(k, "string", "a parameter's name", 4)
+    v = argument(tostring(v), "string", "parameter " .. k, 4)
     keep[#keep + 1] = v
     names[i], values[i] = k, v
     i = i + 1
@@ -364,7 +373,7 @@ end
 -- ({"answer", "reason", "candidates": [...], "truncated"}; cjson.decode reads it).
 -- Returns the text, or nil, message, offset, code.
 function Router:explain(uri, method)
-  argument(uri, "string", "uri")
+  argument(uri, "bytes", "uri")
   optional(method, "string", "method")
   while true do
     local rc = C.ilk_router_explain(self._h, method, uri, #uri, buffer, buffer_size, length_p)

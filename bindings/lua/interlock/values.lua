@@ -123,7 +123,7 @@ function Response:body()
   return ffi_string(body, len[0])
 end
 function Response:set_body(body)
-  body = argument(body, "string", "body")
+  body = argument(body, "bytes", "body")
   return checked(C.ilk_response_set_body(live(self), body, #body))
 end
 function Response:add_header(name, value)

@@ -81,6 +81,20 @@ return {
     check.raises(function() r:add_route("/a", { handler = "x" }) end, "options.handler must be a function")
     check.raises(function() interlock.new("yes") end, "options must be a table")
   end },
+  { "a NUL byte in a string the library reads up to its NUL is refused, never cut short", function()
+    local r = assert(interlock.new())
+    check.raises(function() r:add_route("/a\0/b") end, "pattern holds a NUL byte (at byte 2)")
+    check.eq(r:count(), 0, "nothing added")
+    assert(r:add_route("GET /a", { name = "a" }))
+    check.raises(function() r:match("/a", "GET\0X") end, "method holds a NUL byte (at byte 3)")
+    check.raises(function() r:url_for("a", { x = "1\0" }) end, "parameter x holds a NUL byte")
+    check.raises(function() r:remove_route("a\0b") end, "holds a NUL byte")
+    check.raises(function() r:param("x\0") end, "name holds a NUL byte")
+    -- A URI goes with its length: the library judges the NUL (a control byte).
+    check.same({ select(3, r:match("/a\0")) }, { 2, "EURI" }, "a NUL in a URI")
+    local text_ids, _, offset, code = r:load("GET /b\0\n")
+    check.same({ text_ids, offset, code }, { nil, 6, "EPATTERN" }, "a NUL in a route file")
+  end },
   { "remove and replace", function()
     local r = assert(interlock.new())
     local a = assert(r:add_route("/a/:x", { name = "a", data = "A" }))

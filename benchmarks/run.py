@@ -333,7 +333,7 @@ def chart(results: list[dict], path: Path) -> bool:
         sub = [r for r in rows if r["table"] == t]
         names = [r["door"] for r in sub]
         values = [r["median_ns"] for r in sub]
-        colors = ["#2b6cb0" if "nterlock" in n or n.startswith("C ilk") else "#a0aec0" for n in names]
+        colors = ["#2b6cb0" if "nterlock" in n or n.startswith(("C ilk", "LuaJIT")) else "#a0aec0" for n in names]
         ax.barh(names, values, color=colors)
         ax.set_xscale("log")
         ax.set_title(f"{t}: median ns per lookup (log scale; blue: Interlock)", fontsize=9, loc="left")

@@ -9,12 +9,14 @@ first (fewer parameters first: nginx takes the first regex that matches), and in
 `if ($request_method = M) { return 200 "ID"; }` a method, then `return 405`. Interlock's side:
 `router:match(ngx.var.request_uri, method, params)` and `ngx.print(id)`.
 
-One nginx a side (Debian's, `master_process off`, one worker), both running; wrk (one thread, 32
-connections) cycles through the table's requests, the two sides in turn for ROUNDS rounds.
+One nginx a side (Debian's, `master_process off`, one worker), all running; wrk (one thread, 32
+connections) cycles through the table's requests, the sides in turn for ROUNDS rounds. A third
+side is the control: a Lua handler that routes nothing (what a request costs nginx and the Lua
+module before any routing).
 Writes benchmarks/results/nginx.json and prints a table; `--smoke` checks both sides' answers on
 the GitHub table and runs wrk for a second on each (no timing asserted).
 
-Usage: python3 benchmarks/lua/nginx_bench.py [--smoke] [--seconds S] [--rounds N]"""
+Usage: python3 benchmarks/lua/nginx_bench.py [--smoke] [--seconds S] [--rounds N] [--tables github rest-10k]"""
 
 from __future__ import annotations
 
@@ -43,6 +45,16 @@ INTERLOCK_HTTP = """
     server {
         listen 127.0.0.1:{port} backlog=4096;
         location / { content_by_lua_block { require("nginx_app")() } }
+    }
+"""
+
+
+# The control: a Lua handler that routes nothing, the same for every request: what nginx and
+# the Lua module cost a request before any routing (its answers are not checked).
+CONTROL_HTTP = """
+    server {
+        listen 127.0.0.1:{port} backlog=4096;
+        location / { content_by_lua_block { ngx.print("0") } }
     }
 """
 
@@ -122,6 +134,7 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--seconds", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tables", nargs="*", default=list(TABLES), choices=list(TABLES))
     args = parser.parse_args()
     absent = missing() + ([] if shutil.which("wrk") else ["wrk"])
     if absent:
@@ -129,7 +142,7 @@ def main() -> int:
         return 0 if args.smoke else 1
     work = ROOT / "build" / "bench" / "nginx"
     work.mkdir(parents=True, exist_ok=True)
-    chosen = ["github"] if args.smoke else list(TABLES)
+    chosen = ["github"] if args.smoke else args.tables
     seconds, rounds = (1, 1) if args.smoke else (args.seconds, args.rounds)
     results, problems = [], []
     for table in chosen:
@@ -140,11 +153,13 @@ def main() -> int:
         interlock = Nginx(INTERLOCK_HTTP, extra_path=f"{HERE}/?.lua", connections=4096, log_level="error")
         # PCRE's JIT for nginx's regexes too (off unless set), as Interlock's are compiled.
         native = Nginx(nginx_locations(routes), connections=4096, log_level="error", main="pcre_jit on;")
+        control = Nginx(CONTROL_HTTP, connections=4096, log_level="error")
         for server in (interlock, native):
             (server.prefix / "routes.txt").write_text("\n".join(routes) + "\n")
-        with interlock, native:
-            sides = {"Interlock (LuaJIT module)": interlock, "nginx location ~ regex": native}
-            for name, server in sides.items():
+        with interlock, native, control:
+            sides = {"Interlock (LuaJIT module)": interlock, "nginx location ~ regex": native,
+                     "control: a Lua handler, no routing": control}
+            for name, server in list(sides.items())[:2]:
                 wrong = check(server, requests, routes)
                 if wrong:
                     problems.append(f"{table}, {name}: {len(wrong)} wrong answers: {wrong[:5]}")
@@ -164,6 +179,7 @@ def main() -> int:
         results.append(record)
         print(f"{TABLES[table]}: Interlock {record['rps']['Interlock (LuaJIT module)']:,} req/s, "
               f"nginx regex {record['rps']['nginx location ~ regex']:,} req/s, "
+              f"control {record['rps']['control: a Lua handler, no routing']:,} req/s, "
               f"ratio {record['interlock_over_nginx']} (rounds {record['ratio_rounds']})", flush=True)
     for p in problems:
         print("nginx bench: PROBLEM", p)

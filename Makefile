@@ -12,6 +12,9 @@ BENCH_PIP := falcon werkzeug matplotlib uvicorn starlette
 # interlock.asgi's tests: a real server (uvicorn) and the frameworks it is mounted in and mounts
 # (starlette, fastapi), werkzeug's server for interlock.wsgi's; httpx2 for Starlette's TestClient in the README's examples.
 PY_TEST_PIP := uvicorn starlette fastapi httpx2 werkzeug
+# The Lua binding's host: OpenResty's LuaJIT (Debian's `luajit` conflicts with lua-resty-core),
+# nginx with its Lua module.
+LUA_APT := luajit2 nginx-light libnginx-mod-http-lua lua-resty-core
 # $(call apt_install,PACKAGES): installs the Debian packages of the list that are missing, only those.
 define apt_install
 	@missing=""; for p in $(1); do \
@@ -26,6 +29,7 @@ include mk/fuzz.mk
 include mk/sanitize.mk
 include mk/wheel.mk
 include mk/docs.mk
+include mk/lua.mk
 
 .PHONY: all deps py-deps py-test-deps py-speedups bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
 
@@ -59,7 +63,7 @@ py-speedups: py-deps
 # The peers measured beside Interlock: r3 and httprouter from Debian, falcon and werkzeug from PyPI
 # (RoutingKit comes through SwiftPM). matplotlib draws the chart.
 bench-deps: py-deps
-	$(call apt_install,$(BENCH_APT))
+	$(call apt_install,$(BENCH_APT) $(LUA_APT))
 	@$(PYTHON) -c "import falcon, werkzeug, matplotlib, uvicorn, starlette" 2>/dev/null || $(PYTHON) -m pip install --quiet $(BENCH_PIP) \
 	  || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-falcon python3-werkzeug python3-matplotlib python3-uvicorn python3-starlette; }
 
@@ -69,7 +73,7 @@ $(BUILD)/build.ninja: CMakeLists.txt | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD)
 
-demo: build py-speedups
+demo: build py-speedups lua-deps
 	@echo "== examples/c/deeplinks: deep-link routes resolved =="
 	$(BUILD)/deeplinks
 	@echo
@@ -81,6 +85,9 @@ demo: build py-speedups
 	@echo
 	@echo "== examples/python/deeplinks.py: the same pipeline from Python =="
 	$(PYTHON) examples/python/deeplinks.py
+	@echo
+	@echo "== examples/lua/deeplinks.lua: a deep link resolved from LuaJIT =="
+	luajit examples/lua/deeplinks.lua
 
 swift-test: deps
 	swift test --parallel
@@ -106,20 +113,23 @@ bench-smoke: build py-speedups
 	$(PYTHON) benchmarks/run.py --smoke
 	$(PYTHON) benchmarks/worst.py --smoke
 	$(PYTHON) benchmarks/python/asgi_server.py --smoke
+	$(PYTHON) benchmarks/lua/nginx_bench.py --smoke
 
 # The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in benchmarks/README.md;
-# then the worst lookup on hostile input (benchmarks/results/worst.json).
+# then the worst lookup on hostile input (benchmarks/results/worst.json); then requests per second
+# inside nginx, Interlock's module against nginx's regex locations (benchmarks/results/nginx.json).
 bench: build bench-deps py-speedups
 	$(PYTHON) benchmarks/run.py
 	$(PYTHON) benchmarks/worst.py
 	$(PYTHON) benchmarks/python/asgi_server.py
+	$(PYTHON) benchmarks/lua/nginx_bench.py
 
 # Instructions per lookup, counted by valgrind (stable where timings are not); not part of make test.
 instructions: build
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	$(PYTHON) benchmarks/instructions.py
 
-test: swift-test c-test py-test bench-smoke fuzz-smoke sanitize-smoke swiftpm-consumer docs-check
+test: swift-test c-test py-test lua-test bench-smoke fuzz-smoke sanitize-smoke swiftpm-consumer docs-check
 
 clean:
 	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info bindings/python/interlock/*.so

@@ -89,7 +89,20 @@ def build() -> dict[str, list[str] | str]:
             print(error.stdout + error.stderr, file=sys.stderr)
             cmds["swift"] = f"Swift harness failed to build: {(error.stdout + error.stderr)[-600:]}"
     cmds["python"] = [sys.executable, str(HERE / "python" / "bench.py")]
+    cmds["lua"] = build_lua()
     return cmds
+
+
+def build_lua() -> list[str] | str:
+    """The LuaJIT harness (benchmarks/lua/ffi_bench.lua) and the C door's pass it calls; its
+    command, or why it cannot run."""
+    if not shutil.which("luajit"):
+        return "LuaJIT unavailable: needs luajit2 (make lua-deps)"
+    lib = ROOT / "build" / "lib"
+    so = BUILD / "libilkbench_lua.so"
+    sh([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", "-o", str(so), str(HERE / "lua" / "c_pass.c"),
+        f"-I{ROOT / 'include'}", f"-L{lib}", "-linterlock", f"-Wl,-rpath,{lib}"])
+    return ["luajit", str(HERE / "lua" / "ffi_bench.lua"), str(so)]
 
 
 def run(cmds: dict, table: str, seconds: float, threads: int, rounds: int = 1, base: str | None = None) -> list[dict]:
@@ -106,7 +119,8 @@ def run(cmds: dict, table: str, seconds: float, threads: int, rounds: int = 1, b
             if isinstance(cmd, str):
                 if round_number == 0:
                     doors = {"r3": ["r3 (C)"], "httprouter": ["httprouter (Go)"],
-                             "swift": ["Swift Interlock Matcher", "RoutingKit TrieRouter (Swift)"]}.get(key, [key])
+                             "swift": ["Swift Interlock Matcher", "RoutingKit TrieRouter (Swift)"],
+                             "lua": ["LuaJIT FFI ilk_router_match", "LuaJIT interlock match"]}.get(key, [key])
                     out += [{"door": d, "table": table, "unavailable": cmd} for d in doors]
                 continue
             args = [*cmd, str(routes), str(requests), table, str(seconds)]
@@ -245,16 +259,21 @@ def targets(results: list[dict]) -> list[dict]:
         # "Removing one route costs about what adding one costs": within twice, each with its first lookup.
         target(f"Scale, {table}: removing a route and the lookup after / adding one and the lookup after (<= 2)",
                change and round(change["remove_us"] / change["add_us"], 3), 2)
+    # Issue 39: the FFI's cost, the same C calls made from LuaJIT, against the C door timed in the
+    # same LuaJIT process (benchmarks/lua/ffi_bench.lua, in thread CPU time).
+    target("GitHub: LuaJIT FFI lookup time / C lookup time (<= 1.3)",
+           ratio("github", "LuaJIT FFI ilk_router_match", "C ilk_router_match (called from LuaJIT)"), 1.3)
     target("GitHub: C resolve (filter + 2 interceptors) / C match (<= 5)",
            ratio("github", "C ilk_router_resolve (filter + 2 interceptors)", "C ilk_router_match"), 5)
     # The project's earlier targets, still measured.
     rk = ratio("github", "RoutingKit TrieRouter (Swift)", "Swift Interlock Matcher")
     target("GitHub: RoutingKit time / Swift Interlock time (>= 20)", rk, 20, lower_is_better=False)
     th = next((r for r in results if r.get("door") == "C ilk_router_match threads"), None)
-    # A round that counted nothing (too short a smoke round to finish one pass) has no ratio.
-    ratios = sorted(m / o for o, m in zip(th["one_thread_per_s"], th["all_threads_per_s"]) if o > 0) if th else []
+    # A pair with a window that counted no lookup (a thread the loaded machine did not run in the
+    # smoke run's short windows) says nothing: left out, rather than divided by.
+    ratios = sorted(m / o for o, m in zip(th["one_thread_per_s"], th["all_threads_per_s"]) if o and m) if th else []
     control = sorted(m / o for o, m in zip(th.get("control_one_thread_per_s", []), th.get("control_all_threads_per_s", []))
-                     if o > 0) if th else []
+                     if o and m) if th else []
     target("Two threads / one thread, lookups per second (>= 1.9)", measured(ratios), 1.9, lower_is_better=False,
            control=round(statistics.median(control), 2) if control else None)
     return out
@@ -268,7 +287,9 @@ def other_ratios(results: list[dict]) -> list[dict]:
             ("GitHub: C match reading every parameter / C match reading the route id only", "github",
              "C ilk_router_match", "C ilk_router_match (route id only, no parameters)"),
             ("GitHub: Swift Interlock Matcher / C ilk_router_match (rounds)", "github",
-             "Swift Interlock Matcher", "C ilk_router_match")]:
+             "Swift Interlock Matcher", "C ilk_router_match"),
+            ("GitHub: LuaJIT interlock match (a params table of Lua strings) / C ilk_router_match called from LuaJIT",
+             "github", "LuaJIT interlock match", "C ilk_router_match (called from LuaJIT)")]:
         ratios = sorted(paired(by.get((table, a)), by.get((table, b))))
         if ratios:
             out.append({"ratio": name, "measured": round(statistics.median(ratios), 3),
@@ -317,7 +338,7 @@ def chart(results: list[dict], path: Path) -> bool:
         sub = [r for r in rows if r["table"] == t]
         names = [r["door"] for r in sub]
         values = [r["median_ns"] for r in sub]
-        colors = ["#2b6cb0" if "nterlock" in n or n.startswith("C ilk") else "#a0aec0" for n in names]
+        colors = ["#2b6cb0" if "nterlock" in n or n.startswith(("C ilk", "LuaJIT")) else "#a0aec0" for n in names]
         ax.barh(names, values, color=colors)
         ax.set_xscale("log")
         ax.set_title(f"{t}: median ns per lookup (log scale; blue: Interlock)", fontsize=9, loc="left")
@@ -381,13 +402,16 @@ def main() -> int:
         goals = {g["target"].rsplit(" (", 1)[0]: g for g in targets(results)}
         for name in ("GitHub: C resolve (filter + 2 interceptors) / C match", "GitHub: Python match time / falcon time",
                      "GitHub: Python match(uri, method=m) time / falcon time",
-                     "GitHub: Python match_many time per URI / falcon time", "GitHub: C match time / httprouter time"):
+                     "GitHub: Python match_many time per URI / falcon time", "GitHub: C match time / httprouter time",
+                     "GitHub: LuaJIT FFI lookup time / C lookup time"):
             g = goals.get(name, {})
             if g.get("measured") and g.get("spread"):
                 doors.append(f"side by side: {name}")
                 print(f"smoke: side by side: {name}: {g['measured']} ({g['spread'][0]}-{g['spread'][1]})")
             elif "httprouter" in name and isinstance(cmds.get("httprouter"), str):
                 missing.append({"door": name, "unavailable": cmds["httprouter"]})
+            elif "LuaJIT" in name and isinstance(cmds.get("lua"), str):
+                missing.append({"door": name, "unavailable": cmds["lua"]})
             elif "falcon" in name and any(r["door"].startswith("falcon") and "unsupported" in r for r in results):
                 missing.append({"door": name, "unavailable": "falcon is not installed"})
             else:

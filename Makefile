@@ -13,8 +13,8 @@ BENCH_PIP := falcon werkzeug matplotlib uvicorn starlette
 # (starlette, fastapi), werkzeug's server for interlock.wsgi's; httpx2 for Starlette's TestClient in the README's examples.
 PY_TEST_PIP := uvicorn starlette fastapi httpx2 werkzeug
 # The Lua binding's host: OpenResty's LuaJIT (Debian's `luajit` conflicts with lua-resty-core),
-# nginx with its Lua module.
-LUA_APT := luajit2 nginx-light libnginx-mod-http-lua lua-resty-core
+# nginx with its Lua module; lua-cjson reads the conformance data.
+LUA_APT := luajit2 nginx-light libnginx-mod-http-lua lua-resty-core lua-cjson
 # $(call apt_install,PACKAGES): installs the Debian packages of the list that are missing, only those.
 define apt_install
 	@missing=""; for p in $(1); do \

@@ -4,10 +4,8 @@
 local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or "."
 package.path = here .. "/../?.lua;" .. here .. "/?.lua;" .. package.path
 
--- The conformance suite's runner (test/conformance.lua, once the suite's data format is settled:
--- each request through router:match and router:resolve, compared with the expected answers)
--- joins this list.
-local files = { "test_header", "test_routing", "test_route_files", "test_pipeline", "test_garbage", "test_readme" }
+-- conformance.lua runs the project's conformance data (spec/conformance) through the module.
+local files = { "test_header", "test_routing", "test_route_files", "test_pipeline", "test_garbage", "test_readme", "conformance" }
 local only = {}
 for _, name in ipairs(arg) do only[name] = true end
 

@@ -54,6 +54,12 @@ py-deps:
 py-test-deps: py-deps
 	@$(PYTHON) -c "import uvicorn, starlette, fastapi, httpx2, werkzeug" 2>/dev/null || $(PYTHON) -m pip install --quiet $(PY_TEST_PIP)
 
+# The package's ctypes declarations (bindings/python/interlock/_abi.py), generated from the header
+# and committed; tests/test_contract.py checks that they are a fresh run.
+.PHONY: python-abi
+python-abi:
+	$(PYTHON) Tools/headergen.py python
+
 # The optional accelerator of Router.match (bindings/python/interlock/_speedups.c), built in place
 # by the package's own setup.py, so that the tests and the examples run it beside the ctypes path.
 # Optional as in a wheel: where it cannot be compiled, the package runs on ctypes alone.

@@ -9,7 +9,8 @@ that are not integer constant expressions (strings, function-like macros) are le
 
 Writers:
   python3 Tools/headergen.py lua [OUT]      the LuaJIT FFI declarations, bindings/lua/interlock/cdef.lua
-  python3 Tools/headergen.py lua --check    exit 1 if the committed file differs from a fresh run
+  python3 Tools/headergen.py python [OUT]   the ctypes declarations, bindings/python/interlock/_abi.py
+  python3 Tools/headergen.py lua|python --check   exit 1 if the committed file differs from a fresh run
   python3 Tools/headergen.py json           everything parsed, as JSON (for a look, or other tools)
 """
 
@@ -25,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = ROOT / "include" / "interlock.h"
 LUA_OUT = ROOT / "bindings" / "lua" / "interlock" / "cdef.lua"
+PYTHON_OUT = ROOT / "bindings" / "python" / "interlock" / "_abi.py"
 
 # The widths of the integer types a constant may be cast to, for (type)value in a #define.
 INTEGER_TYPES = {
@@ -230,7 +232,8 @@ def _split_param(text: str) -> Param:
     if text in ("void", ""):
         raise ValueError("no parameter")
     m = re.match(r"^(.*?[\s*])([A-Za-z_]\w*)$", text)
-    if not m or m.group(1).strip() in ("", "const", "unsigned", "struct"):
+    # "unsigned count" names `count`; "unsigned int", "const char" and "struct x" name nothing.
+    if not m or m.group(1).strip() in ("", "const", "struct") or m.group(2) in ("int", "long", "char", "short"):
         return Param(text, "")
     return Param(_normalize(m.group(1)), m.group(2))
 
@@ -356,24 +359,127 @@ def lua(header: Header, source: str = "include/interlock.h") -> str:
     return "\n".join(out)
 
 
+# ctypes' names for the header's scalar types.
+CTYPES_SCALARS = {
+    "void": "None", "int": "c_int", "unsigned": "c_uint", "unsigned int": "c_uint", "int32_t": "c_int32",
+    "uint32_t": "c_uint32", "int64_t": "c_int64", "uint64_t": "c_uint64", "size_t": "c_size_t",
+}
+
+
+def _python_name(typedef: str) -> str:
+    """ilk_destination_fn -> DESTINATION_FN; ilk_match_batch_view -> MatchBatchView."""
+    base = typedef.removeprefix("ilk_")
+    if base.endswith("_fn"):
+        return base.upper()
+    return "".join(part.capitalize() for part in base.split("_"))
+
+
+def _ctype(ctype: str, header: Header) -> str:
+    """The ctypes type of a C type of the header: scalars as ctypes names them, strings as
+    c_char_p (a pointer to them as POINTER(c_char_p)), every other object pointer as c_void_p
+    (opaque handles, buffers, a pointer to a pointer as POINTER(c_void_p)), callbacks as their
+    CFUNCTYPE, a struct of the header by pointer as POINTER(its Structure)."""
+    kinds = {t.name: t.kind for t in header.typedefs}
+    text = ctype.replace("const ", "").replace(" const", "").strip()
+    stars = text.count("*")
+    base = text.replace("*", "").strip()
+    if base in kinds and kinds[base] == "function":
+        if stars:
+            raise ValueError(f"a pointer to a callback: {ctype}")
+        return _python_name(base)
+    if stars == 0:
+        if base in kinds and kinds[base] == "struct":
+            return _python_name(base)
+        if base not in CTYPES_SCALARS:
+            raise ValueError(f"a type the ctypes writer does not know: {ctype}")
+        return CTYPES_SCALARS[base]
+    if base == "char":
+        return "c_char_p" if stars == 1 else "POINTER(c_char_p)"
+    if stars == 1 and base in kinds and kinds[base] == "struct":
+        return f"POINTER({_python_name(base)})"
+    if stars == 1 and base in CTYPES_SCALARS and base != "void":
+        return f"POINTER({CTYPES_SCALARS[base]})"
+    return "c_void_p" if stars == 1 else "POINTER(c_void_p)"
+
+
+def _sized(ctype: str, followed_by: str | None) -> bool:
+    """Whether a char pointer comes with its length (a size_t pointer right after it): then it is
+    bytes that may hold NUL, which ctypes must not read as a NUL-terminated string."""
+    return ctype.replace(" ", "").startswith(("constchar*", "char*")) and followed_by is not None \
+        and followed_by.replace(" ", "") == "size_t*"
+
+
+def python(header: Header, source: str = "include/interlock.h") -> str:
+    """bindings/python/interlock/_abi.py: every constant, callback type, struct and prototype of
+    the header, as ctypes declares them. A char pointer given with its length (returned, or
+    written through a parameter followed by a size_t pointer) is c_void_p: bytes that may hold
+    NUL, read with ctypes.string_at."""
+    out = [f"# Generated from {source} by Tools/headergen.py (make python-abi); do not edit.",
+           '"""The C contract as ctypes sees it, every fact of it the header\'s: its integer constants',
+           "(ILK_X as X), its callback types (ilk_x_fn as X_FN), its structs, and `PROTOTYPES`, each",
+           'function\'s (name, restype, argtypes). _native.py loads the library and declares them."""',
+           "", "from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int32, c_int64, c_size_t,",
+           "                    c_uint, c_uint32, c_uint64, c_void_p)", ""]
+    for group in dict.fromkeys(c.group for c in header.constants):
+        out.append(f"# @defgroup {group}")
+        for c in header.constants:
+            if c.group == group:
+                out.append(f"{c.name.removeprefix('ILK_')} = {c.value}")
+        out.append("")
+    out += ["", "def _callback(*signature):",
+            '    """A callback type (CFUNCTYPE) that also takes None, as NULL: every callback the header',
+            '    takes may be NULL."""',
+            "    proto = CFUNCTYPE(*signature)", "",
+            "    class Callback(proto):",
+            "        _flags_, _argtypes_, _restype_ = proto._flags_, proto._argtypes_, proto._restype_", "",
+            "        @classmethod",
+            "        def from_param(cls, value):",
+            "            return None if value is None else proto.from_param(value)",
+            "    return Callback", "", ""]
+    for t in header.typedefs:
+        if t.kind == "function":
+            args = ", ".join([_ctype(t.returns, header)] + [_ctype(p.type, header) for p in t.params])
+            out.append(f"{_python_name(t.name)} = _callback({args})")
+    out.append("")
+    for t in header.typedefs:
+        if t.kind == "struct":
+            fields = ", ".join(f'("{f.name}", {_ctype(f.type, header)})' for f in t.fields)
+            out += ["", f"class {_python_name(t.name)}(Structure):", f'    """{t.name}."""',
+                    "", f"    _fields_ = [{fields}]", ""]
+    out += ["", "PROTOTYPES = ["]
+    for f in header.functions:
+        types = [p.type for p in f.params]
+        args = ", ".join("POINTER(c_void_p)" if _sized(t, nxt) and "**" in t.replace(" ", "") else _ctype(t, header)
+                         for t, nxt in zip(types, types[1:] + [None]))
+        returns = "c_void_p" if _sized(f.returns, "size_t *" if "size_t *" in types else None) else _ctype(f.returns, header)
+        out.append(f'    ("{f.name}", {returns}, [{args}]),')
+    out += ["]", ""]
+    return "\n".join(out)
+
+
+WRITERS = {"lua": (lua, LUA_OUT, "make lua-cdef"), "python": (python, PYTHON_OUT, "make python-abi")}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--header", type=Path, default=HEADER)
     sub = parser.add_subparsers(dest="what", required=True)
-    lua_cmd = sub.add_parser("lua", help="LuaJIT FFI declarations")
-    lua_cmd.add_argument("out", nargs="?", type=Path, default=LUA_OUT)
-    lua_cmd.add_argument("--check", action="store_true", help="compare with the file instead of writing it")
+    for name, (_, out, _) in WRITERS.items():
+        cmd = sub.add_parser(name, help=f"the {name} declarations ({out.relative_to(ROOT)})")
+        cmd.add_argument("out", nargs="?", type=Path, default=out)
+        cmd.add_argument("--check", action="store_true", help="compare with the file instead of writing it")
     sub.add_parser("json", help="the parsed header as JSON")
     args = parser.parse_args(argv)
     header = read(args.header)
     if args.what == "json":
         print(json.dumps(asdict(header), indent=1))
         return 0
-    text = lua(header)
+    write, _, remake = WRITERS[args.what]
+    text = write(header)
     if args.check:
         if not args.out.exists() or args.out.read_text(encoding="utf-8") != text:
             print(f"{args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out} is not what "
-                  f"Tools/headergen.py makes of the header: run `make lua-cdef` and commit it", file=sys.stderr)
+                  f"Tools/headergen.py makes of the header: run `{remake}` and commit it", file=sys.stderr)
             return 1
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -67,16 +67,11 @@ class _Pointer(c_void_p):
     """A pointer the library returns, kept as a c_void_p (ctypes makes a plain c_void_p an int)."""
 
 
-_match_data = n.pydll["ilk_match_route_data"]
-_match_data.restype = c_void_p
-_match_pattern = n.pydll["ilk_match_pattern"]
-_match_pattern.restype = c_char_p
-_request_data = n.pydll["ilk_request_route_data"]
-_request_data.restype, _request_data.argtypes = c_void_p, [c_void_p]
-_pointer_data = n.pydll["ilk_request_route_data"]
-_pointer_data.restype = c_void_p
-_result_request = n.pydll["ilk_result_request"]
-_result_request.restype = _Pointer
+_match_data = n.unlocked("ilk_match_route_data", typed=False)
+_match_pattern = n.unlocked("ilk_match_pattern", typed=False)
+_request_data = n.unlocked("ilk_request_route_data")
+_pointer_data = n.unlocked("ilk_request_route_data", typed=False)
+_result_request = n.unlocked("ilk_result_request", view=_Pointer, typed=False)
 
 
 class RouteInfo(NamedTuple):

@@ -1,15 +1,19 @@
-"""Loading libinterlock with ctypes and declaring its functions. Nothing here decides anything:
-every rule lives in the library."""
+"""Loading libinterlock with ctypes and declaring its functions as _abi.py (generated from the
+header) gives them. Nothing here decides anything: every rule lives in the library, every fact of
+the contract in the header."""
 
 from __future__ import annotations
 
 import ctypes
 import os
-from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_int, c_int32, c_size_t, c_uint, c_uint32,
-                    c_void_p)
+from ctypes import POINTER, c_char_p
 from pathlib import Path
+from typing import Any
 
-EXPECTED_VERSION = "0.2.0"  # the header's ILK_VERSION (tests/test_version.py checks it)
+from . import _abi
+from ._abi import *  # noqa: F401,F403 - the header's constants, callback types and structs, as the package names them
+
+EXPECTED_VERSION = f"{_abi.VERSION_MAJOR}.{_abi.VERSION_MINOR}.{_abi.VERSION_PATCH}"  # the header's ILK_VERSION
 _LIBRARY_NAME = "libinterlock.so"
 
 
@@ -70,146 +74,32 @@ except ImportError:
 
 PP = POINTER(c_char_p)
 
-DESTINATION_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p)
-FILTER_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p)
-GUARD_FN = CFUNCTYPE(c_int, c_void_p, c_void_p)
-REQUEST_INTERCEPTOR_FN = CFUNCTYPE(c_int, c_void_p, c_void_p)
-RESPONSE_INTERCEPTOR_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p)
-LOG_FN = CFUNCTYPE(None, c_char_p, c_void_p)
-FREE_FN = CFUNCTYPE(None, c_void_p)
 
-
-class MatchBatchView(ctypes.Structure):
-    """ilk_match_batch_view: where a batch's answers lie (ilk_router_match_requests)."""
-    _fields_ = [("count", c_size_t), ("first_error", c_size_t), ("data", c_void_p), ("size", c_size_t)]
-
-
-def _declare(name: str, restype, *argtypes) -> None:
+def _declare(name: str, restype, argtypes: list) -> None:
     function = getattr(lib, name)
     function.restype = restype
-    function.argtypes = list(argtypes)
+    function.argtypes = argtypes
 
 
-for _name, _res, _args in [
-    ("ilk_version_number", c_int, []),
-    ("ilk_errmsg", c_char_p, []),
-    ("ilk_erroffset", c_size_t, []),
-    ("ilk_errstr", c_char_p, [c_int]),
-    ("ilk_router_new", c_int, [POINTER(c_void_p), c_uint32]),
-    ("ilk_router_free", None, [c_void_p]),
-    ("ilk_router_add_route", c_int, [c_void_p, c_char_p, DESTINATION_FN, c_void_p, c_void_p, POINTER(c_uint32)]),
-    ("ilk_router_add_named_route", c_int, [c_void_p, c_char_p, c_char_p, DESTINATION_FN, c_void_p, c_void_p, POINTER(c_uint32)]),
-    ("ilk_router_set_default", c_int, [c_void_p, DESTINATION_FN, c_void_p, c_void_p]),
-    ("ilk_router_route_count", c_size_t, [c_void_p]),
-    ("ilk_router_route_pattern", c_int, [c_void_p, c_uint32, PP]),
-    ("ilk_router_route_name", c_int, [c_void_p, c_uint32, PP]),
-    ("ilk_router_route_id", c_int, [c_void_p, c_char_p, POINTER(c_uint32)]),
-    ("ilk_router_next_route", c_int, [c_void_p, c_uint32, POINTER(c_uint32)]),
-    ("ilk_router_remove_route", c_int, [c_void_p, c_uint32]),
-    ("ilk_router_replace_route", c_int, [c_void_p, c_uint32, c_char_p]),
-    ("ilk_router_set_route_data", c_int, [c_void_p, c_uint32, c_void_p, c_void_p]),
-    ("ilk_router_compile", c_int, [c_void_p]),
-    ("ilk_router_load", c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)]),
-    ("ilk_router_set_destination", c_int, [c_void_p, c_uint32, DESTINATION_FN, c_void_p, c_void_p]),
-    ("ilk_router_route_value", c_char_p, [c_void_p, c_uint32, c_char_p]),
-    ("ilk_router_explain", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_size_t)]),
-    ("ilk_router_add_filter", c_int, [c_void_p, c_char_p, FILTER_FN, c_void_p, c_void_p]),
-    ("ilk_router_set_guard", c_int, [c_void_p, c_uint32, GUARD_FN, c_void_p, c_void_p]),
-    ("ilk_router_add_interceptor", c_int, [c_void_p, c_void_p, c_uint32]),
-    ("ilk_router_set_limits", c_int, [c_void_p, c_uint, c_uint]),
-    ("ilk_router_set_match_limit", c_int, [c_void_p, c_uint32]),
-    ("ilk_router_pending_link", c_size_t, [c_void_p, ctypes.c_char_p, c_size_t]),
-    ("ilk_router_take_pending_link", c_size_t, [c_void_p, ctypes.c_char_p, c_size_t]),
-    ("ilk_router_replay_pending_link", c_int, [c_void_p, POINTER(c_void_p)]),
-    ("ilk_router_url_for", c_int, [c_void_p, c_char_p, PP, PP, c_size_t, ctypes.c_char_p, c_size_t, POINTER(c_size_t)]),
-    ("ilk_match_new", c_int, [POINTER(c_void_p)]),
-    ("ilk_match_free", None, [c_void_p]),
-    ("ilk_router_match", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p]),
-    ("ilk_router_match_packed", ctypes.c_int64, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p]),
-    ("ilk_match_set_buffer", c_int, [c_void_p, c_char_p, c_size_t]),
-    ("ilk_match_route_id", c_uint32, [c_void_p]),
-    ("ilk_match_param_count", c_size_t, [c_void_p]),
-    ("ilk_match_param_at", c_int, [c_void_p, c_size_t, PP, POINTER(c_size_t), PP, POINTER(c_size_t)]),
-    ("ilk_match_allowed_count", c_size_t, [c_void_p]),
-    ("ilk_match_allowed_at", c_char_p, [c_void_p, c_size_t]),
-    ("ilk_match_batch_new", c_int, [POINTER(c_void_p)]),
-    ("ilk_match_batch_free", None, [c_void_p]),
-    ("ilk_router_match_many", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p]),
-    ("ilk_match_batch_count", c_size_t, [c_void_p]),
-    ("ilk_match_batch_arrays", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_void_p), POINTER(c_void_p)]),
-    ("ilk_match_batch_text", c_void_p, [c_void_p, POINTER(c_size_t)]),
-    ("ilk_match_batch_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
-    ("ilk_router_match_requests", c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_void_p,
-                                          POINTER(MatchBatchView)]),
-    ("ilk_router_resolve", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, POINTER(c_void_p)]),
-    ("ilk_request_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
-    ("ilk_result_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
-    ("ilk_result_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
-    ("ilk_response_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
-    ("ilk_request_uri", c_char_p, [c_void_p]),
-    ("ilk_request_method", c_char_p, [c_void_p]),
-    ("ilk_request_scheme", c_char_p, [c_void_p]),
-    ("ilk_request_host", c_char_p, [c_void_p]),
-    ("ilk_request_port", c_char_p, [c_void_p]),
-    ("ilk_request_path", c_char_p, [c_void_p]),
-    ("ilk_request_fragment", c_char_p, [c_void_p]),
-    ("ilk_request_route_id", c_uint32, [c_void_p]),
-    ("ilk_request_pattern", c_char_p, [c_void_p]),
-    ("ilk_request_param_count", c_size_t, [c_void_p]),
-    ("ilk_request_param_at", c_int, [c_void_p, c_size_t, PP, PP]),
-    ("ilk_request_query_count", c_size_t, [c_void_p]),
-    ("ilk_request_query_at", c_int, [c_void_p, c_size_t, PP, PP]),
-    ("ilk_request_metadata_count", c_size_t, [c_void_p]),
-    ("ilk_request_metadata_at", c_int, [c_void_p, c_size_t, PP, PP]),
-    ("ilk_request_set_metadata", c_int, [c_void_p, c_char_p, c_char_p]),
-    ("ilk_request_set_param", c_int, [c_void_p, c_char_p, c_char_p]),
-    ("ilk_request_remove_param", c_int, [c_void_p, c_char_p]),
-    ("ilk_request_set_error", c_int, [c_void_p, c_char_p]),
-    ("ilk_response_set_status", c_int, [c_void_p, c_int]),
-    ("ilk_response_set_body", c_int, [c_void_p, c_char_p, c_size_t]),
-    ("ilk_response_add_header", c_int, [c_void_p, c_char_p, c_char_p]),
-    ("ilk_response_clear_headers", c_int, [c_void_p]),
-    ("ilk_response_set_error", c_int, [c_void_p, c_char_p]),
-    ("ilk_response_status", c_int, [c_void_p]),
-    ("ilk_response_body", c_void_p, [c_void_p, POINTER(c_size_t)]),
-    ("ilk_response_header_count", c_size_t, [c_void_p]),
-    ("ilk_response_header_at", c_int, [c_void_p, c_size_t, PP, PP]),
-    ("ilk_result_status", c_int, [c_void_p]),
-    ("ilk_result_request", c_void_p, [c_void_p]),
-    ("ilk_result_route_id", c_uint32, [c_void_p]),
-    ("ilk_result_response_status", c_int, [c_void_p]),
-    ("ilk_result_body", c_void_p, [c_void_p, POINTER(c_size_t)]),
-    ("ilk_result_header_count", c_size_t, [c_void_p]),
-    ("ilk_result_header_at", c_int, [c_void_p, c_size_t, PP, PP]),
-    ("ilk_result_error", c_char_p, [c_void_p]),
-    ("ilk_result_allowed_count", c_size_t, [c_void_p]),
-    ("ilk_result_allowed_at", c_char_p, [c_void_p, c_size_t]),
-    ("ilk_result_redirect_count", c_size_t, [c_void_p]),
-    ("ilk_result_redirect_at", c_char_p, [c_void_p, c_size_t]),
-    ("ilk_result_trace_count", c_size_t, [c_void_p]),
-    ("ilk_result_trace_at", c_int, [c_void_p, c_size_t, PP, PP, PP]),
-    ("ilk_result_free", None, [c_void_p]),
-    ("ilk_filter_chain_next", c_int, [c_void_p, c_void_p]),
-    ("ilk_filter_chain_response", c_void_p, [c_void_p]),
-    ("ilk_filter_chain_redirect", c_int, [c_void_p, c_char_p]),
-    ("ilk_filter_chain_redirect_to_route", c_int, [c_void_p, c_char_p, PP, PP, c_size_t]),
-    ("ilk_interceptor_new_request", c_int, [POINTER(c_void_p), c_char_p, REQUEST_INTERCEPTOR_FN, c_void_p, c_void_p]),
-    ("ilk_interceptor_new_response", c_int, [POINTER(c_void_p), c_char_p, RESPONSE_INTERCEPTOR_FN, c_void_p, c_void_p]),
-    ("ilk_interceptor_chain_in_order", c_int, [POINTER(c_void_p), POINTER(c_void_p), c_size_t]),
-    ("ilk_interceptor_new_logging", c_int, [POINTER(c_void_p), POINTER(c_void_p), LOG_FN, c_void_p, c_void_p]),
-    ("ilk_interceptor_new_validate_status", c_int, [POINTER(c_void_p), c_int, c_int]),
-    ("ilk_interceptor_free", None, [c_void_p]),
-]:
-    _declare(_name, _res, *_args)
+# Every function of the header, declared as _abi.py (generated from it) gives them.
+_PROTOTYPES = {name: (res, args) for name, res, args in _abi.PROTOTYPES}
+for _name, (_res, _args) in _PROTOTYPES.items():
+    _declare(_name, _res, _args)
 
-# The header's integer constants, ILK_X as X (tests/test_contract.py checks them against it).
-OK, NOT_FOUND, METHOD_NOT_ALLOWED = 0, 1, 2
-STOPPED, GUARDED, ABORTED, REDIRECT_LOOP, RETRY_LIMIT = 3, 4, 5, 6, 7
-REDIRECTED, RETRYING = 8, 9  # from ilk_filter_chain_next
-EINVAL, EPATTERN, ECONFLICT, EURI, ENOMEM, ELIMIT, ENOROUTE, ECALLBACK = -1, -2, -3, -4, -5, -6, -7, -8
-CONTINUE, STOP, REDIRECT, ABORT, RETRY = 0, 1, 2, 3, 4
-CASE_INSENSITIVE, STRICT_SLASH = 1, 2
-NO_OFFSET = ctypes.c_size_t(-1).value
+
+def unlocked(name: str, *, view: type | None = None, typed: bool = True) -> Any:
+    """A function object of `name` of its own, through `pydll` (the GIL kept over the call: for the
+    hot path's calls that take a microsecond or less and call nothing back), declared as the header
+    says. `view`: a subclass of its restype that ctypes hands back unconverted (a pointer kept as a
+    c_void_p); `typed=False`: no argtypes, for calls whose arguments are of the C types already
+    (which skips a conversion per argument)."""
+    restype, argtypes = _PROTOTYPES[name]
+    if view is not None and not issubclass(view, restype):
+        raise TypeError(f"{name}: {view.__name__} is no view of its {restype.__name__}")
+    function = pydll[name]
+    function.restype = view or restype
+    function.argtypes = argtypes if typed else None
+    return function
 
 
 def text(value: bytes | None) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import weakref
-from ctypes import byref, c_char_p, c_size_t, c_void_p
+from ctypes import byref, c_size_t, c_void_p
 from typing import Any, Optional, Sequence
 
 from . import _native as n
@@ -49,11 +49,12 @@ def _free_slot(handle: int, batch: int) -> None:
 
 def _match_params(handle: c_void_p) -> list[tuple[str, str]]:
     """The last match's parameters one by one (when they did not fit the slot's buffer)."""
-    name, value = c_char_p(), c_char_p()
+    name, value, name_size, value_size = c_void_p(), c_void_p(), c_size_t(), c_size_t()
     out = []
     for i in range(lib.ilk_match_param_count(handle)):
-        _check(lib.ilk_match_param_at(handle, i, byref(name), None, byref(value), None))
-        out.append((text(name.value) or "", text(value.value) or ""))
+        _check(lib.ilk_match_param_at(handle, i, byref(name), byref(name_size), byref(value), byref(value_size)))
+        out.append((text(ctypes.string_at(name.value, name_size.value)) or "",
+                    text(ctypes.string_at(value.value, value_size.value)) or ""))
     return out
 
 
@@ -152,8 +153,7 @@ def refuse_first_error(blob: bytes, count: int, first_error: int) -> None:
 # for char *, a c_size_t), which skips one conversion per argument on every call (about a third of
 # the call's cost). Called through `n.pydll`, which keeps the GIL over the call (see _native.py).
 # Prebuilt lengths for URIs of up to 256 bytes.
-_match_packed = n.pydll["ilk_router_match_packed"]
-_match_packed.restype = ctypes.c_int64
+_match_packed = n.unlocked("ilk_router_match_packed", typed=False)
 # The call of every `resolve`, the same way, but through `lib` (CDLL), which lets go of the GIL
 # over the call: a resolve runs the pipeline, and whatever of it is the library's (the lookup, the
 # stages, the built-in interceptors, copying the result) lets other threads run meanwhile. A Python
@@ -161,6 +161,5 @@ _match_packed.restype = ctypes.c_int64
 # so it sees this resolve's context. Arguments: the router's c_void_p, bytes or None, a c_size_t
 # and byref() for the result.
 _resolve = lib["ilk_router_resolve"]
-_result_free = n.pydll["ilk_result_free"]
-_result_free.restype = None
+_result_free = n.unlocked("ilk_result_free", typed=False)
 _LENGTHS = [c_size_t(i) for i in range(257)]

@@ -103,8 +103,8 @@ def request_text(pointer: int) -> list[str]:
 # ----------------------------------------------------------------------------------------------
 # The copy envelope, and the result and response texts in it.
 
-_result_copy = n.pydll["ilk_result_copy"]
-_response_copy = n.pydll["ilk_response_copy"]
+_result_copy = n.unlocked("ilk_result_copy", typed=False)
+_response_copy = n.unlocked("ilk_response_copy", typed=False)
 _COPY_BUFFER = 4096
 _COPY_CAPACITY = c_size_t(_COPY_BUFFER)
 _BYTE_ORDER = sys.byteorder

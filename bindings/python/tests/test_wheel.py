@@ -89,7 +89,7 @@ def test_the_wheel_holds_the_package_the_stripped_library_and_pcre2(built_wheel:
     dist_info = f"interlock-{interlock.__version__}.dist-info/"
     vendored = [n for n in names if n.startswith("interlock.libs/")]
     package = [n for n in names if n.startswith("interlock/")]
-    assert package == ["interlock/__init__.py", "interlock/_callbacks.py", "interlock/_changes.py",
+    assert package == ["interlock/__init__.py", "interlock/_abi.py", "interlock/_callbacks.py", "interlock/_changes.py",
                        "interlock/_door.py", "interlock/_errors.py", "interlock/_interceptors.py", "interlock/_matches.py",
                        "interlock/_native.py", "interlock/_routefiles.py", "interlock/_router.py", "interlock/_slot.py",
                        "interlock/_speedups.abi3.so",

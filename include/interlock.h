@@ -236,14 +236,20 @@ void ilk_router_free(ilk_router *router);
  * `destination` (may be NULL for a route used only with ilk_router_match) runs when
  * ilk_router_resolve picks the route; `userdata` is passed to it and released with `free_fn`
  * (may be NULL) when the router is freed, or, after ilk_router_remove_route, once no resolve runs
- * the destination. If `route_id` is not NULL it receives the route's id: 1 for the first route
- * added, then 2, 3, ... (the id of a removed route is never given again).
+ * the destination. If `route_id` is not NULL it receives the route's id. A router keeps its routes
+ * in slots that removals free and later additions reuse, so a router that changes forever works
+ * in memory bounded by the most routes it held at once: an id less one holds the slot in its low
+ * 22 bits and the slot's generation in the high 10. A router that never removes a route gives 1,
+ * 2, 3, ... in the order added. Removing a route bumps its slot's generation, so its id names no
+ * route afterwards (ILK_ENOROUTE at every function that takes an id); a slot is reused only while
+ * more than 4,096 slots are free, the one freed longest ago first, so an id is given again only
+ * after at least 4,194,304 other additions (its slot's generations gone round). 0 is never an id.
  *
  * Returns ILK_OK; ILK_EINVAL if router or pattern is NULL; ILK_EPATTERN for a malformed pattern
  * (ilk_errmsg names the problem, ilk_erroffset gives the byte offset in `pattern`); ILK_ECONFLICT
  * if a route with the same method, scheme, host and path shape exists (the message names it);
  * ILK_ELIMIT past the limits (64 optional variants, optional parts nested 64 deep, 256 segments,
- * 256 parameters, 8 parameters in one segment, a scheme or host of 255 bytes, 4,194,304 route ids;
+ * 256 parameters, 8 parameters in one segment, a scheme or host of 255 bytes, 4,194,304 routes at once;
  * ilk_erroffset gives the offset of the part too deep or too long). On failure the userdata stays the caller's.
  */
 int ilk_router_add_route(ilk_router *router, const char *pattern, ilk_destination_fn destination,
@@ -368,8 +374,10 @@ int ilk_router_route_pattern(const ilk_router *router, uint32_t route_id, const 
 int ilk_router_route_id(const ilk_router *router, const char *name, uint32_t *route_id);
 
 /**
- * Puts the id of the first route whose id is greater than `after` in *route_id: with `after` 0,
- * then each id it gives, it visits every route in id order, removed ones left out. Returns ILK_OK;
+ * Puts the id of the route in the first slot after the one `after` names (see ilk_router_add_route)
+ * in *route_id: with `after` 0, then each id it gives, it visits every route once, removed ones
+ * left out, in slot order (the order added until a removed route's slot is reused); `after` may
+ * be the id of a route removed meanwhile (its slot stays). Returns ILK_OK;
  * ILK_NOT_FOUND when no route follows (*route_id is left as it was); ILK_EINVAL for a NULL
  * argument.
  */
@@ -379,7 +387,8 @@ int ilk_router_next_route(const ilk_router *router, uint32_t after, uint32_t *ro
  * Removes route `route_id`: lookups on the calling thread no longer find it once the call returns,
  * and on other threads once the table without it is compiled (until then they may answer from the
  * table before; a resolve never runs a removed route's callbacks), its name is free again, and its
- * id is never given to another route. Its destination's userdata, its
+ * id names no route (its slot, reused later, gets another id: see ilk_router_add_route). Its
+ * destination's userdata, its
  * guard's, its interceptors' and its data are freed exactly once, when no resolve still runs them
  * (at once if none does). Only the part of the table the route lived in is compiled again.
  * Returns ILK_OK; ILK_ENOROUTE if no route has the id or it was removed already (the message

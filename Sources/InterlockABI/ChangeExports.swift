@@ -2,7 +2,7 @@ import CInterlock
 import Interlock
 
 // Changing a router's table from C: removing and replacing routes, finding a route's id by its
-// name or the next one in id order, the host's data on a route, compiling ahead of lookups,
+// name or the next one in slot order, the host's data on a route, compiling ahead of lookups,
 // loading a route file and binding destinations to its routes, and explaining a match.
 
 @_cdecl("ilk_router_remove_route")

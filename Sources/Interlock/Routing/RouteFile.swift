@@ -165,14 +165,14 @@ extension Router {
         }
         return try treeLock.withLock { (_: inout Void) throws(InterlockError) -> [RouteID] in
             try state.withLock { (s: inout State) throws(InterlockError) -> [RouteID] in
-                var added: [(Route, RoutePattern)] = []
+                var added: [State.Added] = []
                 var lines: [RouteID: Int] = [:]
                 for (entry, pattern) in parsed {
                     let data = entry.data.isEmpty ? nil : RouteData(Dictionary(entry.data.map { ($0.key, $0.value) }) { a, _ in a })
                     do throws(InterlockError) {
                         let route = try s.add(pattern, name: entry.name, data: data)
-                        added.append((route, pattern))
-                        lines[route.id] = entry.line
+                        added.append(route)
+                        lines[route.route.id] = entry.line
                     } catch {
                         s.undoAdding(added)
                         var located = entry.locate(error)
@@ -184,7 +184,7 @@ extension Router {
                     }
                 }
                 if !added.isEmpty { WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue) }
-                return added.map(\.0.id)
+                return added.map(\.route.id)
             }
         }
     }

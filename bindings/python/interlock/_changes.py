@@ -1,5 +1,5 @@
 """Tables that change, and the host's data on a route: removing and replacing routes, a route's id
-by its name, the routes in id order (`Router.routes`), any Python object as a route's data, and
+by its name, the routes in slot order (`Router.routes`), any Python object as a route's data, and
 compiling ahead of the first lookup. `Router` takes these methods from `_Changes`, which also
 keeps what the router knows of its routes (the heads its matches are made from) true while the
 table changes under lookups on other threads.
@@ -90,7 +90,7 @@ class RouteInfo(NamedTuple):
 
 class Routes:
     """`router.routes`: a live view of the router's routes, not a copy. Iterating visits the routes
-    in id order as they are when visited (ilk_router_next_route), each a `RouteInfo`; a route
+    in slot order as they are when visited (ilk_router_next_route), each a `RouteInfo`; a route
     removed meanwhile is left out. `len()` is the library's count (ilk_router_route_count); `in`
     and `[...]` take a route's id or name. `list(router.routes)` is a snapshot."""
 
@@ -196,14 +196,14 @@ class _Changes:
     @property
     def routes(self) -> Routes:
         """The routes, a live view (see `Routes`): `for route in router.routes` gives a `RouteInfo`
-        (id, name, pattern) for each, in id order; `len(router.routes)` counts them."""
+        (id, name, pattern) for each, in slot order; `len(router.routes)` counts them."""
         return Routes(self)  # type: ignore[arg-type]
 
     # -- changes
 
     def remove_route(self, name_or_id: Union[int, str]) -> None:
         """Removes the route (by id or name): lookups no longer find it, its name is free again, its
-        id is never given again; its destination, guard and data are let go of once no resolve runs
+        id names no route afterwards (its slot is reused under another id); its destination, guard and data are let go of once no resolve runs
         them. UnknownRouteError (naming the id or name) if no route has it, or it was removed."""
         route_id = self._route_arg(name_or_id)
         self._change(route_id, lambda h: lib.ilk_router_remove_route(h, route_id))

@@ -337,14 +337,18 @@ int ilk_router_replay_pending_link(ilk_router *router, ilk_result **out);
 
 /**
  * Builds the URI of the route called `name` from `count` parameters (`names[i]`, `values[i]`),
- * percent-encoding values, checking constraints, filling optional parts whose parameters are all
- * given and dropping the others; a route with a wildcard host (`*.example.com`) takes its host as
- * the parameter "host" (one or more labels, then the suffix). Writes it NUL-terminated into `buffer` (`capacity` bytes) and its
+ * percent-encoding values and checking constraints, from the variant that holds exactly the
+ * parameters given: an optional part is built when it holds a given parameter (itself or in a part
+ * nested in it) and left out otherwise, a part without parameters too ("/p(/reviews(/:page))"
+ * builds "/p" without page, "/p/reviews/2" with page=2; "/p(/reviews)" builds "/p"). A route
+ * with a wildcard host (`*.example.com`) takes its host as the parameter "host" (one or more
+ * labels, then the suffix). Writes it NUL-terminated into `buffer` (`capacity` bytes) and its
  * length into *length (may be NULL). Returns ILK_OK; ILK_ENOROUTE for an unknown name;
- * ILK_EINVAL for a missing, empty or invalid parameter (the message names it), values the route
- * would read back otherwise (`/o(/:a)(/:b)` given only a=10 builds "/o/10", which it reads as
- * b=10), a NULL argument, or a buffer too small (then *length still says how many bytes it needs,
- * without the NUL); ILK_ELIMIT if checking a value against its constraint, or reading the URI back,
+ * ILK_EINVAL for a missing, empty or invalid parameter, one the route does not have, one given
+ * twice, or one whose optional part needs another that is not given (the message names it),
+ * values that make a URI the route reads differently (`/o(/:a)(/:b)` given only a=10 builds
+ * "/o/10", which it reads as b=10; "/dl/:file.:ext" given file=a.b), a NULL argument, or a
+ * buffer too small (then *length still says how many bytes it needs, without the NUL); ILK_ELIMIT if checking a value against its constraint, or reading the URI back,
  * ran past the router's match limit (ilk_router_set_match_limit).
  */
 int ilk_router_url_for(ilk_router *router, const char *name, const char *const *names,

@@ -46,7 +46,7 @@ private func parameters(_ names: UnsafePointer<UnsafePointer<CChar>?>?, _ values
     var out: [String: String] = [:]
     for i in 0..<count {
         guard let n = try text(names![i], "parameter name \(i)"), let v = try text(values![i], "parameter value \(i)") else { return nil }
-        out[n] = v
+        if out.updateValue(v, forKey: n) != nil { throw InterlockError(.invalidArgument, "parameter '\(n)' is given twice") }
     }
     return out
 }

@@ -442,6 +442,17 @@ int ilk_router_compile(ilk_router *router);
 int ilk_router_load(ilk_router *router, const char *text, size_t length, size_t *count);
 
 /**
+ * As ilk_router_load, and puts the ids of the routes added in ids[0...*count - 1], in the file's
+ * order: a router that removed routes reuses their slots, so the ids of a load need not follow
+ * one another (see ilk_router_add_route). `capacity` is how many ids `ids` holds (one per line of
+ * the text is always enough). Returns as ilk_router_load; ILK_ELIMIT, having added nothing, if the
+ * file has more routes than `capacity` (*count then says how many); ILK_EINVAL for a NULL ids
+ * with a capacity.
+ */
+int ilk_router_load_ids(ilk_router *router, const char *text, size_t length, uint32_t *ids, size_t capacity,
+                        size_t *count);
+
+/**
  * Sets (or replaces) the destination of route `route_id`; `userdata` is passed to it and released
  * with `free_fn` (may be NULL) when the destination is replaced, the route removed or the router
  * freed, never while a resolve runs it. Returns ILK_OK; ILK_ENOROUTE for an unknown or removed id

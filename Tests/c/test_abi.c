@@ -1128,6 +1128,32 @@ static void test_slots_reused(void) {
   }
   CHECK(most < HELD + 4096 + 1);
   CHECK_EQ_INT(ilk_router_route_count(r), 1);
+  /* A load's ids, in reused slots, are read back with ilk_router_load_ids (they were the next
+   * `count` ids after the last one given, which Python's load assumed). */
+  {
+    static const char three[] = "/l1\n/l2 name=l2\n/l3\n";
+    uint32_t got[4] = {0, 0, 0, 0};
+    size_t n = 9;
+    const char *want[] = {"/l1", "/l2", "/l3"};
+    CHECK_EQ_INT(ilk_router_load_ids(r, three, strlen(three), got, 2, &n), ILK_ELIMIT);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(ilk_router_route_count(r), 1);                /* nothing added */
+    CHECK_EQ_INT(ilk_router_load_ids(r, three, strlen(three), NULL, 4, &n), ILK_EINVAL);
+    CHECK_EQ_INT(ilk_router_load_ids(r, three, strlen(three), got, 4, &n), ILK_OK);
+    CHECK_EQ_INT(n, 3);
+    /* the first in a reused slot (4,097 free, more than the reserve), the others in new ones */
+    CHECK(got[0] > (1u << 22));
+    CHECK_EQ_INT(got[1], HELD + 1);
+    CHECK_EQ_INT(got[2], HELD + 2);
+    for (k = 0; k < 3; k++) {
+      CHECK_EQ_INT(ilk_router_route_pattern(r, got[k], &text), ILK_OK);
+      CHECK_EQ_STR(text, want[k]);
+    }
+    CHECK_EQ_INT(ilk_router_route_id(r, "l2", &id), ILK_OK);
+    CHECK_EQ_INT(id, got[1]);
+    CHECK_EQ_INT(ilk_router_load_ids(r, NULL, 0, NULL, 0, &n), ILK_OK);
+    CHECK_EQ_INT(n, 0);
+  }
   CHECK_EQ_INT(ilk_router_match(r, "GET", "/d/1", 4, m), ILK_OK);
   CHECK_EQ_INT(ilk_match_route_id(m), d);
 

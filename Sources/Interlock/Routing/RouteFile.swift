@@ -154,7 +154,18 @@ extension Router {
     ///   on an earlier line: the message names it), ``ErrorCode/limit`` past the limits.
     @discardableResult
     public func load(_ text: String) throws(InterlockError) -> [RouteID] {
+        try load(text, capacity: .max) { _ in }
+    }
+
+    /// As ``load(_:)``, refusing (`.limit`, having added nothing) a file of more than `capacity`
+    /// routes, after telling `tooMany` how many it has (for the C door, which writes the ids into
+    /// the caller's array).
+    package func load(_ text: String, capacity: Int, tooMany: (Int) -> Void) throws(InterlockError) -> [RouteID] {
         let entries = try RouteFile.parse(text)
+        if entries.count > capacity {
+            tooMany(entries.count)
+            throw InterlockError(.limit, "the file has \(entries.count) routes; the array holds \(capacity) ids")
+        }
         var parsed: [(RouteFileEntry, RoutePattern)] = []
         for entry in entries {
             do throws(InterlockError) {

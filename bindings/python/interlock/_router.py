@@ -66,7 +66,6 @@ class Router(_Changes, _RouteFiles):
         self._lock = threading.Lock()
         self._slots = threading.local()
         self._init_changes()                # route names, heads and data, and their free functions
-        self._init_route_files()            # the highest route id given, and the lock over giving ids
         self._pointer: Optional[int] = handle.value
         self._door = _door.door(self)        # what `match` calls, with the accelerator (_door.py)
         self._finalizer = weakref.finalize(self, _free_router, handle.value, (self._free_object, self._free_held),
@@ -113,13 +112,10 @@ class Router(_Changes, _RouteFiles):
         callback = n.DESTINATION_FN(_destination(self, fn)) if fn is not None else n.DESTINATION_FN()
         token, free = (self._hold(callback), self._free_held) if fn is not None else (None, None)
         route_id = c_uint32()
-        with self._adding:      # ids are given under it, so that `load` knows which are its (_routefiles.py)
-            if name is None:
-                rc = lib.ilk_router_add_route(self._h, pattern_b, callback, token, free, byref(route_id))
-            else:
-                rc = lib.ilk_router_add_named_route(self._h, pattern_b, name_b, callback, token, free, byref(route_id))
-            if rc >= 0:
-                self._gave(route_id.value)
+        if name is None:
+            rc = lib.ilk_router_add_route(self._h, pattern_b, callback, token, free, byref(route_id))
+        else:
+            rc = lib.ilk_router_add_named_route(self._h, pattern_b, name_b, callback, token, free, byref(route_id))
         self._added(rc, token, route_id.value, name, guard, data)
         return route_id.value
 

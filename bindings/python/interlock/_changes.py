@@ -22,7 +22,9 @@ nothing, and the collector frees the dicts with the rest.
 
 What the router keeps of its routes: their names (`_names`, id -> name, taken from `add_route` and
 `load`: a route's name never changes, and one removed keeps it for the requests and matches still
-made of it, at the cost of an entry per named route ever added); each thread's heads for `match`,
+made of it, for the last `_REMOVED_NAMES_KEPT` removals only, so that a router that changes
+forever stays bounded; a name let go of is asked of the library again, which knows the live
+routes' names); each thread's heads for `match`,
 id -> (id, name, pattern), of the routes without data (`_MatchSlot.routes`, the fast path's) and with
 (`_MatchSlot.data_routes`, whose data is read at each match); the router's heads of routes without
 data for the accelerator's door (`_heads`, _door.py); and those of `match_many`'s entries
@@ -35,6 +37,7 @@ only until the route is removed or replaced."""
 
 from __future__ import annotations
 
+import collections
 import itertools
 import threading
 import weakref
@@ -53,6 +56,8 @@ if TYPE_CHECKING:
     from ._router import Router
 
 _MISSING = object()
+# The removed routes whose names `_names` keeps (see the module's doc).
+_REMOVED_NAMES_KEPT = 4096
 _new_tuple = tuple.__new__
 
 # What `match` reads of a route with data, or of one it has no head for (the data of the lookup's
@@ -165,6 +170,7 @@ class _Changes:
         self._table = threading.RLock()   # reentrant: a data object freed by a change may change the router
         self._generation = 0
         self._names: dict[int, Optional[str]] = {}
+        self._removed_names: "collections.deque[int]" = collections.deque()
         self._routes: dict[int, tuple[int, Optional[str], Optional[str]]] = {}
         self._heads: dict[int, tuple[int, Optional[str], str]] = {}   # the door's (_door.py)
         self._slot_set: "weakref.WeakSet[_MatchSlot]" = weakref.WeakSet()
@@ -209,6 +215,13 @@ class _Changes:
         self._change(route_id, lambda h: lib.ilk_router_remove_route(h, route_id))
         if self._names.get(route_id, _MISSING) is None:
             self._names.pop(route_id, None)     # no name to keep for the requests still made of it
+        else:
+            with self._table:
+                self._removed_names.append(route_id)
+                if len(self._removed_names) > _REMOVED_NAMES_KEPT:
+                    # Its id may name a route added since (the slot reused): then the library
+                    # gives that route's name again when asked.
+                    self._names.pop(self._removed_names.popleft(), None)
 
     def replace_route(self, name_or_id: Union[int, str], pattern: str) -> None:
         """Gives the route (by id or name) a new pattern, keeping its id, name, destination, guard,

@@ -1000,7 +1000,7 @@ static void test_changing_routes(void) {
   CHECK_EQ_INT(ilk_router_replace_route(r, a, "PUT /alpha/:x"), ILK_OK);
   CHECK_EQ_INT(ilk_router_match(r, "GET", "/alpha/1", 8, m), ILK_METHOD_NOT_ALLOWED);
 
-  /* remove: gone from lookups, iteration and names; userdata and data freed; id never reused */
+  /* remove: gone from lookups, iteration and names; userdata and data freed; its id names no route */
   CHECK_EQ_INT(ilk_router_remove_route(r, a), ILK_OK);
   CHECK_EQ_INT(frees[12], 1);
   CHECK_EQ_INT(frees[15], 1);

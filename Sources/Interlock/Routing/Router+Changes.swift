@@ -165,6 +165,7 @@ extension Router.State {
         let methodText = parsed.method.map { m in methodTexts[m] ?? { let t = CText(m); methodTexts[m] = t; return t }() }
         return Route(id: id, order: order, pattern: slim, name: name, methodText: methodText, revision: revision)
     }
+
     /// Throws `.conflict` if a route other than `replacing` has the same method, scheme, host and
     /// path shape as one of `parsed`'s variants.
     func checkConflict(_ route: Route, _ parsed: RoutePattern, replacing: RouteID? = nil) throws(InterlockError) {

@@ -236,14 +236,20 @@ void ilk_router_free(ilk_router *router);
  * `destination` (may be NULL for a route used only with ilk_router_match) runs when
  * ilk_router_resolve picks the route; `userdata` is passed to it and released with `free_fn`
  * (may be NULL) when the router is freed, or, after ilk_router_remove_route, once no resolve runs
- * the destination. If `route_id` is not NULL it receives the route's id: 1 for the first route
- * added, then 2, 3, ... (the id of a removed route is never given again).
+ * the destination. If `route_id` is not NULL it receives the route's id. A router keeps its routes
+ * in slots that removals free and later additions reuse, so a router that changes forever works
+ * in memory bounded by the most routes it held at once: an id less one holds the slot in its low
+ * 22 bits and the slot's generation in the high 10. A router that never removes a route gives 1,
+ * 2, 3, ... in the order added. Removing a route bumps its slot's generation, so its id names no
+ * route afterwards (ILK_ENOROUTE at every function that takes an id); a slot is reused only while
+ * more than 4,096 slots are free, the one freed longest ago first, so an id is given again only
+ * after at least 4,194,304 other additions (its slot's generations gone round). 0 is never an id.
  *
  * Returns ILK_OK; ILK_EINVAL if router or pattern is NULL; ILK_EPATTERN for a malformed pattern
  * (ilk_errmsg names the problem, ilk_erroffset gives the byte offset in `pattern`); ILK_ECONFLICT
  * if a route with the same method, scheme, host and path shape exists (the message names it);
  * ILK_ELIMIT past the limits (64 optional variants, optional parts nested 64 deep, 256 segments,
- * 256 parameters, 8 parameters in one segment, a scheme or host of 255 bytes, 4,194,304 route ids;
+ * 256 parameters, 8 parameters in one segment, a scheme or host of 255 bytes, 4,194,304 routes at once;
  * ilk_erroffset gives the offset of the part too deep or too long). On failure the userdata stays the caller's.
  */
 int ilk_router_add_route(ilk_router *router, const char *pattern, ilk_destination_fn destination,
@@ -331,14 +337,18 @@ int ilk_router_replay_pending_link(ilk_router *router, ilk_result **out);
 
 /**
  * Builds the URI of the route called `name` from `count` parameters (`names[i]`, `values[i]`),
- * percent-encoding values, checking constraints, filling optional parts whose parameters are all
- * given and dropping the others; a route with a wildcard host (`*.example.com`) takes its host as
- * the parameter "host" (one or more labels, then the suffix). Writes it NUL-terminated into `buffer` (`capacity` bytes) and its
+ * percent-encoding values and checking constraints, from the variant that holds exactly the
+ * parameters given: an optional part is built when it holds a given parameter (itself or in a part
+ * nested in it) and left out otherwise, a part without parameters too ("/p(/reviews(/:page))"
+ * builds "/p" without page, "/p/reviews/2" with page=2; "/p(/reviews)" builds "/p"). A route
+ * with a wildcard host (`*.example.com`) takes its host as the parameter "host" (one or more
+ * labels, then the suffix). Writes it NUL-terminated into `buffer` (`capacity` bytes) and its
  * length into *length (may be NULL). Returns ILK_OK; ILK_ENOROUTE for an unknown name;
- * ILK_EINVAL for a missing, empty or invalid parameter (the message names it), values the route
- * would read back otherwise (`/o(/:a)(/:b)` given only a=10 builds "/o/10", which it reads as
- * b=10), a NULL argument, or a buffer too small (then *length still says how many bytes it needs,
- * without the NUL); ILK_ELIMIT if checking a value against its constraint, or reading the URI back,
+ * ILK_EINVAL for a missing, empty or invalid parameter, one the route does not have, one given
+ * twice, or one whose optional part needs another that is not given (the message names it),
+ * values that make a URI the route reads differently (`/o(/:a)(/:b)` given only a=10 builds
+ * "/o/10", which it reads as b=10; "/dl/:file.:ext" given file=a.b), a NULL argument, or a
+ * buffer too small (then *length still says how many bytes it needs, without the NUL); ILK_ELIMIT if checking a value against its constraint, or reading the URI back,
  * ran past the router's match limit (ilk_router_set_match_limit).
  */
 int ilk_router_url_for(ilk_router *router, const char *name, const char *const *names,
@@ -368,8 +378,10 @@ int ilk_router_route_pattern(const ilk_router *router, uint32_t route_id, const 
 int ilk_router_route_id(const ilk_router *router, const char *name, uint32_t *route_id);
 
 /**
- * Puts the id of the first route whose id is greater than `after` in *route_id: with `after` 0,
- * then each id it gives, it visits every route in id order, removed ones left out. Returns ILK_OK;
+ * Puts the id of the route in the first slot after the one `after` names (see ilk_router_add_route)
+ * in *route_id: with `after` 0, then each id it gives, it visits every route once, removed ones
+ * left out, in slot order (the order added until a removed route's slot is reused); `after` may
+ * be the id of a route removed meanwhile (its slot stays). Returns ILK_OK;
  * ILK_NOT_FOUND when no route follows (*route_id is left as it was); ILK_EINVAL for a NULL
  * argument.
  */
@@ -379,7 +391,8 @@ int ilk_router_next_route(const ilk_router *router, uint32_t after, uint32_t *ro
  * Removes route `route_id`: lookups on the calling thread no longer find it once the call returns,
  * and on other threads once the table without it is compiled (until then they may answer from the
  * table before; a resolve never runs a removed route's callbacks), its name is free again, and its
- * id is never given to another route. Its destination's userdata, its
+ * id names no route (its slot, reused later, gets another id: see ilk_router_add_route). Its
+ * destination's userdata, its
  * guard's, its interceptors' and its data are freed exactly once, when no resolve still runs them
  * (at once if none does). Only the part of the table the route lived in is compiled again.
  * Returns ILK_OK; ILK_ENOROUTE if no route has the id or it was removed already (the message
@@ -427,6 +440,17 @@ int ilk_router_compile(ilk_router *router);
  * NULL router, or a NULL text with a length.
  */
 int ilk_router_load(ilk_router *router, const char *text, size_t length, size_t *count);
+
+/**
+ * As ilk_router_load, and puts the ids of the routes added in ids[0...*count - 1], in the file's
+ * order: a router that removed routes reuses their slots, so the ids of a load need not follow
+ * one another (see ilk_router_add_route). `capacity` is how many ids `ids` holds (one per line of
+ * the text is always enough). Returns as ilk_router_load; ILK_ELIMIT, having added nothing, if the
+ * file has more routes than `capacity` (*count then says how many); ILK_EINVAL for a NULL ids
+ * with a capacity.
+ */
+int ilk_router_load_ids(ilk_router *router, const char *text, size_t length, uint32_t *ids, size_t capacity,
+                        size_t *count);
 
 /**
  * Sets (or replaces) the destination of route `route_id`; `userdata` is passed to it and released

@@ -2,7 +2,7 @@ import CInterlock
 import Interlock
 
 // Changing a router's table from C: removing and replacing routes, finding a route's id by its
-// name or the next one in id order, the host's data on a route, compiling ahead of lookups,
+// name or the next one in slot order, the host's data on a route, compiling ahead of lookups,
 // loading a route file and binding destinations to its routes, and explaining a match.
 
 @_cdecl("ilk_router_remove_route")
@@ -87,6 +87,25 @@ public func ilk_router_load(
     return checked { () throws(InterlockError) in
         let file = try RouteFile.text(UnsafeRawBufferPointer(start: text, count: length))
         let added = try r.router.load(file)      // not on the right of `count?.pointee =`: skipped for NULL
+        count?.pointee = UInt(added.count)
+        return ILK_OK
+    }
+}
+
+@_cdecl("ilk_router_load_ids")
+public func ilk_router_load_ids(
+    _ router: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ given: UInt, _ ids: UnsafeMutablePointer<UInt32>?,
+    _ capacity: UInt, _ count: UnsafeMutablePointer<UInt>?
+) -> Int32 {
+    count?.pointee = 0
+    guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
+    guard let length = size(given) else { return tooLarge("length", given) }
+    guard text != nil || length == 0 else { return invalid("text is NULL but length is \(length)") }
+    guard ids != nil || capacity == 0 else { return invalid("ids is NULL but capacity is \(capacity)") }
+    return checked { () throws(InterlockError) in
+        let file = try RouteFile.text(UnsafeRawBufferPointer(start: text, count: length))
+        let added = try r.router.load(file, capacity: Int(clamping: capacity)) { needed in count?.pointee = UInt(needed) }
+        for (i, id) in added.enumerated() { ids?[i] = id }
         count?.pointee = UInt(added.count)
         return ILK_OK
     }

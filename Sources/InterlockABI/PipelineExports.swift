@@ -46,7 +46,7 @@ private func parameters(_ names: UnsafePointer<UnsafePointer<CChar>?>?, _ values
     var out: [String: String] = [:]
     for i in 0..<count {
         guard let n = try text(names![i], "parameter name \(i)"), let v = try text(values![i], "parameter value \(i)") else { return nil }
-        out[n] = v
+        if out.updateValue(v, forKey: n) != nil { throw InterlockError(.invalidArgument, "parameter '\(n)' is given twice") }
     }
     return out
 }
@@ -158,9 +158,8 @@ public func ilk_router_set_guard(
     _ router: OpaquePointer?, _ routeID: UInt32, _ fn: ilk_guard_fn?, _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
-    // Checked first so that a refused call leaves the userdata with the caller; routes are never
-    // removed, so the setGuard calls below cannot fail.
-    guard r.router.route(routeID) != nil else { return fail(InterlockError(.unknownRoute, "no route has id \(routeID)")) }
+    // Checked first so that a refused call leaves the userdata with the caller.
+    guard r.router.route(routeID) != nil else { return fail(r.router.unknownRoute(routeID)) }
     guard let fn else {
         try? r.router.setGuard(nil, for: routeID)
         if let freeFn { freeFn(userdata) }

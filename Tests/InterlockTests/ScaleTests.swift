@@ -83,7 +83,7 @@ struct ScaleTests {
         #expect(r.count == 0 && r.routes.isEmpty)
         #expect(r.compiledUnits - before <= 3 * routes.count)
         #expect(try r.match("/api/res0", method: "GET") == .notFound)
-        // The ids are never given again.
+        // Its slot is not reused while 4,096 or fewer are free: the next id is a new slot's.
         #expect(try r.addRoute("GET /again") == RouteID(routes.count + 1))
     }
 

@@ -83,4 +83,62 @@ struct URLRoundTripTests {
         #expect(refused?.message.contains("as b = '10'") == true, "\(String(describing: refused))")
         #expect(try router.url(for: "o", parameters: ["b": "10"]) == "/o/10")
     }
+
+    /// The variant built holds exactly the parameters given: an optional part holding a given
+    /// parameter (itself or nested) is built, every other one left out, a part without
+    /// parameters too. Before, the fullest variant whose parameters were all given was built:
+    /// `/p/reviews` without `page`, and `/q(/reviews)` never as `/q`.
+    @Test func optionalPartsAreBuiltForTheParametersGiven() throws {
+        let router = Router()
+        try router.addRoute("/p(/reviews(/:page(\\d+)))", name: "p")
+        try router.addRoute("/q(/reviews)", name: "q")
+        try router.addRoute("/s(/:q(/page/:n))", name: "s")
+        try router.addRoute("/user/:id(/edit)", name: "user")
+        try router.addRoute("/o(/:a/:b)", name: "o")
+        #expect(try router.url(for: "p") == "/p")
+        #expect(try router.url(for: "p", parameters: ["page": "2"]) == "/p/reviews/2")
+        #expect(try router.url(for: "q") == "/q")
+        #expect(try router.url(for: "s", parameters: ["q": "x"]) == "/s/x")
+        #expect(try router.url(for: "s", parameters: ["q": "x", "n": "2"]) == "/s/x/page/2")
+        #expect(try router.url(for: "user", parameters: ["id": "7"]) == "/user/7")
+        // A value whose part needs another not given is refused, not dropped.
+        let nested = caught { () throws(InterlockError) in try router.url(for: "s", parameters: ["n": "2"]) }
+        #expect(nested?.code == .invalidArgument
+                && nested?.message == "route 's' holds 'n' only in optional parts that also need 'q': give those too, or leave 'n' out")
+        let pair = caught { () throws(InterlockError) in try router.url(for: "o", parameters: ["a": "1"]) }
+        #expect(pair?.message == "route 'o' holds 'a' only in optional parts that also need 'b': give those too, or leave 'a' out")
+        let required = caught { () throws(InterlockError) in try router.url(for: "user", parameters: [:]) }
+        #expect(required?.message == "missing parameter 'id' for route 'user'")
+    }
+
+    /// A parameter the route does not have is an error naming it, not ignored.
+    @Test func unknownParametersAreRefused() throws {
+        let router = Router()
+        try router.addRoute("/users/:id", name: "u")
+        try router.addRoute("/plain", name: "plain")
+        try router.addRoute("https://*.example.com/x/:y", name: "w")
+        let unknown = caught { () throws(InterlockError) in try router.url(for: "u", parameters: ["id": "1", "sku": "2"]) }
+        #expect(unknown?.code == .invalidArgument && unknown?.message == "route 'u' has no parameter 'sku' (it has 'id')")
+        let none = caught { () throws(InterlockError) in try router.url(for: "plain", parameters: ["id": "1"]) }
+        #expect(none?.message == "route 'plain' has no parameter 'id' (it has none)")
+        #expect(try router.url(for: "w", parameters: ["host": "a.example.com", "y": "1"]) == "https://a.example.com/x/1")
+        let host = caught { () throws(InterlockError) in try router.url(for: "u", parameters: ["id": "1", "host": "a"]) }
+        #expect(host?.message == "route 'u' has no parameter 'host' (it has 'id')")
+    }
+
+    /// A value holding the text between the parameters of its segment is refused with that cause,
+    /// not blamed on optional parts the route does not have.
+    @Test func aMisreadValueInASegmentOfTextAndParametersNamesItsCause() throws {
+        let router = Router()
+        try router.addRoute("/dl/:file.:ext", name: "dl")
+        let error = caught { () throws(InterlockError) in try router.url(for: "dl", parameters: ["file": "a.b", "ext": "c"]) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message == "route 'dl' reads '/dl/a.b.c', built from file = 'a.b', ext = 'c', as file = 'a': the values make "
+                + "a URI the route reads differently (a value holds text that separates the parameters of its segment)")
+        let optional = caught { () throws(InterlockError) in
+            try router.addRoute("/o(/:a)(/:b)", name: "o")
+            return try router.url(for: "o", parameters: ["a": "10"])
+        }
+        #expect(optional?.message.hasSuffix("(its optional parts cannot tell these values apart)") == true, "\(String(describing: optional))")
+    }
 }

@@ -1000,7 +1000,7 @@ static void test_changing_routes(void) {
   CHECK_EQ_INT(ilk_router_replace_route(r, a, "PUT /alpha/:x"), ILK_OK);
   CHECK_EQ_INT(ilk_router_match(r, "GET", "/alpha/1", 8, m), ILK_METHOD_NOT_ALLOWED);
 
-  /* remove: gone from lookups, iteration and names; userdata and data freed; id never reused */
+  /* remove: gone from lookups, iteration and names; userdata and data freed; its id names no route */
   CHECK_EQ_INT(ilk_router_remove_route(r, a), ILK_OK);
   CHECK_EQ_INT(frees[12], 1);
   CHECK_EQ_INT(frees[15], 1);
@@ -1052,6 +1052,117 @@ static int file_destination(const ilk_request *req, ilk_response *res, void *use
   (void)req;
   return ilk_response_set_status(res, 200 + (int)(size_t)userdata);
 }
+static int refusing_guard(const ilk_request *req, void *userdata) {
+  (void)req;
+  (void)userdata;
+  return 0;
+}
+
+/* A removed route's slot is reused (once more than 4,096 slots are free) under another id: the
+ * removed route's id names no route at any function that takes one, and a table that changes
+ * forever stays the size of the most routes it held at once plus that reserve. */
+static void test_slots_reused(void) {
+  enum { HELD = 4098 };
+  ilk_router *r;
+  ilk_match *m;
+  ilk_result *res;
+  ilk_interceptor *i;
+  uint32_t ids[HELD], d, id, most = 0;
+  const char *text;
+  char pattern[32];
+  int k;
+  memset(frees, 0, sizeof frees);
+  ilk_router_new(&r, 0);
+  ilk_match_new(&m);
+  CHECK_EQ_INT(ilk_router_add_named_route(r, "GET /a", "a", data_destination, (void *)2, count_free, &ids[0]), ILK_OK);
+  CHECK_EQ_INT(ids[0], 1);
+  for (k = 1; k < HELD; k++) {
+    snprintf(pattern, sizeof pattern, "/r%d", k);
+    CHECK_EQ_INT(ilk_router_add_route(r, pattern, NULL, NULL, NULL, &ids[k]), ILK_OK);
+    CHECK_EQ_INT(ids[k], (uint32_t)k + 1);     /* 1, 2, 3, ... while no route was removed */
+  }
+  for (k = 0; k < HELD; k++) CHECK_EQ_INT(ilk_router_remove_route(r, ids[k]), ILK_OK);
+  CHECK_EQ_INT(frees[2], 1);
+  /* More than 4,096 slots free: the one freed first (route 1's) is reused, one generation on. */
+  CHECK_EQ_INT(ilk_router_add_named_route(r, "GET /d/:x", "d", data_destination, (void *)3, count_free, &d), ILK_OK);
+  CHECK_EQ_INT(d, (1u << 22) + 1);
+  CHECK_EQ_INT(ilk_router_set_route_data(r, d, (void *)4, count_free), ILK_OK);
+
+  /* Route 1's id names no route, at every function that takes an id. */
+  CHECK_EQ_INT(ilk_router_route_name(r, 1, &text), ILK_ENOROUTE);
+  CHECK(strstr(ilk_errmsg(), "route 1 was removed") != NULL);
+  CHECK_EQ_INT(ilk_router_route_pattern(r, 1, &text), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_remove_route(r, 1), ILK_ENOROUTE);
+  CHECK(strstr(ilk_errmsg(), "route 1 was removed") != NULL);
+  CHECK_EQ_INT(ilk_router_replace_route(r, 1, "/x"), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_set_route_data(r, 1, (void *)5, count_free), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_set_destination(r, 1, data_destination, (void *)6, count_free), ILK_ENOROUTE);
+  CHECK_EQ_INT(ilk_router_set_guard(r, 1, refusing_guard, (void *)7, count_free), ILK_ENOROUTE);
+  CHECK(strstr(ilk_errmsg(), "route 1 was removed") != NULL);
+  CHECK_EQ_INT(ilk_interceptor_new_response(&i, "copy", copying_interceptor, NULL, NULL), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_interceptor(r, i, 1), ILK_ENOROUTE);
+  ilk_interceptor_free(i);
+  CHECK(ilk_router_route_value(r, 1, "k") == NULL);
+  CHECK_EQ_INT(frees[5] + frees[6] + frees[7], 0);            /* refused: still the caller's */
+  /* ... and the new route is untouched: its name, pattern, data and destination */
+  CHECK_EQ_INT(ilk_router_route_id(r, "d", &id), ILK_OK);
+  CHECK_EQ_INT(id, d);
+  CHECK_EQ_INT(ilk_router_route_pattern(r, d, &text), ILK_OK);
+  CHECK_EQ_STR(text, "GET /d/:x");
+  CHECK_EQ_INT(ilk_router_next_route(r, 0, &id), ILK_OK);
+  CHECK_EQ_INT(id, d);
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/d/1", 4, m), ILK_OK);
+  CHECK_EQ_INT(ilk_match_route_id(m), d);
+  CHECK(ilk_match_route_data(m) == (void *)4);
+  CHECK_EQ_INT(ilk_router_resolve(r, "GET", "/d/1", 4, &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_response_status(res), 204);
+  CHECK_EQ_INT(ilk_result_route_id(res), d);
+  ilk_result_free(res);
+
+  /* 100,000 more additions, each removed again: the slots stay those of the most routes held at
+   * once (4,098) plus the reserve, and never a refusal (ids once ran out at 4,194,304 additions). */
+  for (k = 0; k < 100000; k++) {
+    CHECK_EQ_INT(ilk_router_add_route(r, (k & 1) ? "/churn/:x" : "/churn", NULL, NULL, NULL, &id), ILK_OK);
+    if (((id - 1) & 0x3FFFFF) > most) most = (id - 1) & 0x3FFFFF;
+    CHECK_EQ_INT(ilk_router_remove_route(r, id), ILK_OK);
+  }
+  CHECK(most < HELD + 4096 + 1);
+  CHECK_EQ_INT(ilk_router_route_count(r), 1);
+  /* A load's ids, in reused slots, are read back with ilk_router_load_ids (they were the next
+   * `count` ids after the last one given, which Python's load assumed). */
+  {
+    static const char three[] = "/l1\n/l2 name=l2\n/l3\n";
+    uint32_t got[4] = {0, 0, 0, 0};
+    size_t n = 9;
+    const char *want[] = {"/l1", "/l2", "/l3"};
+    CHECK_EQ_INT(ilk_router_load_ids(r, three, strlen(three), got, 2, &n), ILK_ELIMIT);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(ilk_router_route_count(r), 1);                /* nothing added */
+    CHECK_EQ_INT(ilk_router_load_ids(r, three, strlen(three), NULL, 4, &n), ILK_EINVAL);
+    CHECK_EQ_INT(ilk_router_load_ids(r, three, strlen(three), got, 4, &n), ILK_OK);
+    CHECK_EQ_INT(n, 3);
+    /* the first in a reused slot (4,097 free, more than the reserve), the others in new ones */
+    CHECK(got[0] > (1u << 22));
+    CHECK_EQ_INT(got[1], HELD + 1);
+    CHECK_EQ_INT(got[2], HELD + 2);
+    for (k = 0; k < 3; k++) {
+      CHECK_EQ_INT(ilk_router_route_pattern(r, got[k], &text), ILK_OK);
+      CHECK_EQ_STR(text, want[k]);
+    }
+    CHECK_EQ_INT(ilk_router_route_id(r, "l2", &id), ILK_OK);
+    CHECK_EQ_INT(id, got[1]);
+    CHECK_EQ_INT(ilk_router_load_ids(r, NULL, 0, NULL, 0, &n), ILK_OK);
+    CHECK_EQ_INT(n, 0);
+  }
+  CHECK_EQ_INT(ilk_router_match(r, "GET", "/d/1", 4, m), ILK_OK);
+  CHECK_EQ_INT(ilk_match_route_id(m), d);
+
+  ilk_match_free(m);
+  ilk_router_free(r);
+  CHECK_EQ_INT(frees[3], 1);
+  CHECK_EQ_INT(frees[4], 1);
+}
+
 static void test_route_files(void) {
   static const char file[] = "# deep links\n"
                              "GET /users/:id   name=user owner=accounts\n"
@@ -1132,6 +1243,7 @@ int main(void) {
   test_resolve();
   test_replacing_a_running_callback();
   test_changing_routes();
+  test_slots_reused();
   test_route_files();
   return check_summary("test_abi");
 }

@@ -496,6 +496,24 @@ static void test_nested_and_url_for(void) {
   CHECK_EQ_INT(len, 29);
   CHECK_EQ_INT(ilk_router_url_for(nested_router, NULL, NULL, NULL, 0, buf, sizeof buf, NULL), ILK_EINVAL);
   CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", NULL, values, 1, buf, sizeof buf, NULL), ILK_EINVAL);
+  {
+    /* A parameter the route does not have, one given twice, or one whose optional part needs
+     * another: refused, naming it (they were ignored, or the last one taken). */
+    const char *unknown[] = {"q", "zz"}, *twice[] = {"q", "q"}, *inner[] = {"n"}, *page[] = {"page"};
+    const char *two[] = {"a", "b"}, *one[] = {"2"};
+    CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", unknown, two, 2, buf, sizeof buf, NULL), ILK_EINVAL);
+    CHECK_EQ_STR(ilk_errmsg(), "route 'search' has no parameter 'zz' (it has 'q', 'n')");
+    CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", twice, two, 2, buf, sizeof buf, NULL), ILK_EINVAL);
+    CHECK_EQ_STR(ilk_errmsg(), "parameter 'q' is given twice");
+    CHECK_EQ_INT(ilk_router_url_for(nested_router, "search", inner, one, 1, buf, sizeof buf, NULL), ILK_EINVAL);
+    CHECK(strstr(ilk_errmsg(), "holds 'n' only in optional parts that also need 'q'") != NULL);
+    /* the variant holding exactly the parameters given: a part without them is left out */
+    CHECK_EQ_INT(ilk_router_add_named_route(nested_router, "/p(/reviews(/:page(\\d+)))", "p", NULL, NULL, NULL, NULL), ILK_OK);
+    CHECK_EQ_INT(ilk_router_url_for(nested_router, "p", NULL, NULL, 0, buf, sizeof buf, NULL), ILK_OK);
+    CHECK_EQ_STR(buf, "/p");
+    CHECK_EQ_INT(ilk_router_url_for(nested_router, "p", page, one, 1, buf, sizeof buf, NULL), ILK_OK);
+    CHECK_EQ_STR(buf, "/p/reviews/2");
+  }
   CHECK_EQ_INT(ilk_router_add_named_route(nested_router, "/other", "search", NULL, NULL, NULL, NULL), ILK_ECONFLICT);
   CHECK_EQ_INT(ilk_router_add_named_route(nested_router, "/other", NULL, NULL, NULL, NULL, NULL), ILK_EINVAL);
   ilk_router_free(nested_router);

@@ -8,6 +8,9 @@
  * Invariants (abort() on violation, see fuzz_common.h):
  *   - url_for returns ILK_OK or ILK_EINVAL; the URI is NUL-terminated, strlen == *length; into a
  *     smaller buffer it gives the same URI if it fits, else ILK_EINVAL and the same *length;
+ *   - an unknown parameter name, or a given parameter whose optional part needs one not given (its
+ *     part, or one enclosing it, not filled), is refused (ILK_EINVAL): every value given is in
+ *     the URI;
  *   - given every required parameter (and, on a route with optional parts, every parameter), each
  *     a plain value ([A-Za-z0-9_-], not empty) for a parameter without a constraint, url_for
  *     succeeds;
@@ -15,7 +18,8 @@
  *     exactly the parameters of the parts that are filled (a required parameter, or an optional
  *     part whose parameters are all given and whose enclosing part is filled) to the values given;
  *   - the built URI gets the same answer from every lookup door (as in the `uri` target).
- * Once known: `/o(/:a)(/:b)` with a=10 built "/o/10", which matches as b=10 (now refused).
+ * Once known: `/o(/:a)(/:b)` with a=10 built "/o/10", which matches as b=10 (now refused); an
+ * unknown name, or a value its part could not hold, was dropped without a word (now refused).
  */
 #include "fuzz_common.h"
 
@@ -149,8 +153,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   /* (not when only some optional parameters are given: "/o(/:a)(/:b)" with a alone would read
    * back as b, and url_for refuses it) */
-  int all_given = 1;
-  for (size_t i = 0; i < nparams; i++) all_given &= given[i] != NULL;
+  int all_given = 1, orphan = 0;
+  for (size_t i = 0; i < nparams; i++) {
+    all_given &= given[i] != NULL;
+    if (given[i] && !filled(s, s->part[i], given)) orphan = 1;
+  }
+  if (extra || orphan)
+    REQUIRE(rc == ILK_EINVAL, "url_for built \"%s\" for \"%s\" from %s", rc == ILK_OK ? show(buf, length) : "",
+            s->pattern, extra ? "an unknown parameter" : "a value whose optional part needs another");
   if (required && all_plain && !extra && (!optional || all_given))
     REQUIRE(rc == ILK_OK, "url_for refused plain values for every parameter of \"%s\": %s", s->pattern, ilk_errmsg());
 

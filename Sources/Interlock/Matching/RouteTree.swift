@@ -154,7 +154,7 @@ final class TreeNode {
     let (oa, ob) = (a.originRank, b.originRank)
     if oa != ob { return oa > ob }
     if (a.pattern.method != nil) != (b.pattern.method != nil) { return a.pattern.method != nil }
-    return a.id < b.id
+    return a.order < b.order
 }
 
 struct RouteTree {

@@ -25,11 +25,11 @@ final class RouteParts: Sendable {
     /// The revision of the route's pattern these parts belong to (see `Route.revision`): a
     /// resolve checks it against the route its lookup found, so that it never runs a pattern
     /// with the callbacks and data of another (a table and a pipeline from different moments).
-    let revision: UInt32
+    let revision: UInt64
 
     init(destination: Destination? = nil, routeGuard: Guard? = nil,
          requestLeaves: [RequestInterceptor.Leaf] = [], responseLeaves: [ResponseInterceptor.Leaf] = [],
-         data: RouteData? = nil, revision: UInt32 = 0) {
+         data: RouteData? = nil, revision: UInt64 = 0) {
         self.destination = destination
         self.routeGuard = routeGuard
         self.requestLeaves = requestLeaves
@@ -58,7 +58,7 @@ final class RouteParts: Sendable {
         RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves,
                    data: data, revision: revision)
     }
-    func with(revision: UInt32) -> RouteParts {
+    func with(revision: UInt64) -> RouteParts {
         RouteParts(destination: destination, routeGuard: routeGuard, requestLeaves: requestLeaves, responseLeaves: responseLeaves,
                    data: data, revision: revision)
     }
@@ -83,7 +83,7 @@ final class GlobalPipeline: Sendable {
     let retryLimit: Int
     /// The filters' and interceptors' names, for traces.
     let names: StageNames
-    /// What runs around each route, at index id - 1, as it stood when this was built: a resolve
+    /// What runs around each route, by its slot, as it stood when this was built: a resolve
     /// reads it without the router's lock (two atomic operations) or a reference counted.
     let routes: [RouteParts]
 
@@ -98,11 +98,12 @@ final class GlobalPipeline: Sendable {
         routes = c.routes
     }
 
-    /// What runs around route `id`, borrowed from this pipeline (which the run holds); nil for
-    /// a route added after it was built.
+    /// What runs around the route in `id`'s slot, borrowed from this pipeline (which the run
+    /// holds); nil for a slot made after it was built. The slot may hold another route by now:
+    /// the caller checks the parts' revision against the route its lookup found.
     func parts(of id: RouteID) -> Unmanaged<RouteParts>? {
-        let i = Int(id) - 1
-        guard i >= 0, i < routes.count else { return nil }
+        let i = RouteSlots.slot(id)
+        guard id != 0, i < routes.count else { return nil }
         return routes.withUnsafeBufferPointer { .passUnretained($0[i]) }
     }
 }
@@ -115,7 +116,7 @@ struct PipelineConfiguration {
     var defaultDestination: Destination? = nil { didSet { snapshot = nil } }
     var redirectLimit = 8 { didSet { snapshot = nil } }
     var retryLimit = 3 { didSet { snapshot = nil } }
-    /// One entry per route, at index id - 1. A change makes a new global part (the resolves
+    /// One entry per slot of the router's `RouteSlots`. A change makes a new global part (the resolves
     /// that follow read it from there), and copies the array once if a run still holds it.
     var routes: [RouteParts] = [] { didSet { snapshot = nil } }
     private var snapshot: GlobalPipeline? = nil
@@ -174,9 +175,9 @@ extension Router {
     /// let go of now, not at the next resolve.
     func changeParts(of id: RouteID, _ change: (RouteParts) -> RouteParts) throws(InterlockError) {
         try replacing { (s: inout State) throws(InterlockError) -> RouteParts in
-            try s.checkRoute(id)
-            let old = s.pipeline.routes[Int(id) - 1]
-            s.pipeline.routes[Int(id) - 1] = change(old)
+            let (_, slot) = try s.checkRoute(id)
+            let old = s.pipeline.routes[slot]
+            s.pipeline.routes[slot] = change(old)
             return old
         }
     }
@@ -357,9 +358,9 @@ extension Router {
         }
     }
 
-    /// What runs around route `id`.
+    /// What runs around route `id`: `.removed` if no route has it.
     func parts(of id: RouteID) -> RouteParts {
-        state.withLock { s in Int(id) >= 1 && Int(id) <= s.pipeline.routes.count ? s.pipeline.routes[Int(id) - 1] : .empty }
+        state.withLock { s in s.slots.slot(of: id).map { s.pipeline.routes[$0] } ?? .removed }
     }
 }
 
@@ -372,12 +373,12 @@ extension Router.State {
         return taken
     }
 
-    /// The route `id` names.
+    /// The route `id` names, and its slot.
     /// - Throws: `.unknownRoute` naming the id if no route has it, or saying it was removed.
-    @discardableResult
-    func checkRoute(_ id: RouteID) throws(InterlockError) -> Route {
-        guard id >= 1, Int(id) <= routes.count else { throw InterlockError(.unknownRoute, "no route has id \(id)") }
-        guard let route = routes[Int(id) - 1] else { throw InterlockError(.unknownRoute, "route \(id) was removed") }
-        return route
+    func checkRoute(_ id: RouteID) throws(InterlockError) -> (Route, Int) {
+        guard let slot = slots.slot(of: id), let route = slots.routes[slot] else {
+            throw InterlockError(.unknownRoute, slots.wasGiven(id) ? "route \(id) was removed" : "no route has id \(id)")
+        }
+        return (route, slot)
     }
 }

@@ -1,6 +1,13 @@
 import Synchronization
 
-/// A route's identity within one router: assigned in registration order, starting at 1.
+/// A route's identity within one router. A router keeps its routes in slots, reused after a
+/// removal (so that a router that changes forever keeps working in bounded memory): an id is a
+/// slot and a generation, the id less one holding the slot in its low 22 bits and the generation
+/// in the high 10. A router that never removes a route gives 1, 2, 3, ... in the order added.
+/// A removal bumps its slot's generation, so the removed route's id names no route; the router
+/// reuses a slot only while more than 4,096 are free, the one freed longest ago first, so an id
+/// is given again only after at least 4,194,304 other additions (its slot's 1,024 generations
+/// gone round). 0 is never an id.
 public typealias RouteID = UInt32
 
 /// A registered route: its pattern and what the matcher needs to report it. Immutable, so
@@ -8,6 +15,9 @@ public typealias RouteID = UInt32
 public final class Route: @unchecked Sendable {
     /// The id given when the route was added.
     public let id: RouteID
+    /// Where the route comes in the order added (the tie rule's "registered first"); a replaced
+    /// pattern keeps it.
+    let order: UInt64
     /// The parsed pattern.
     public let pattern: RoutePattern
     /// The route's name, if it has one.
@@ -29,12 +39,15 @@ public final class Route: @unchecked Sendable {
     var methodCString: UnsafeMutablePointer<CChar>? { methodText?.pointer }
     private let methodText: CText?
     private let nameText: CText?
-    /// How many times the route's pattern was replaced (`Router.replaceRoute(_:with:)`): a lookup
-    /// that found this object found that revision of the route.
-    let revision: UInt32
+    /// Which of its slot's routes, and which of their patterns (`Router.replaceRoute(_:with:)`),
+    /// this is: 0 for the first route of a fresh slot, and unique in the router for the others. A
+    /// lookup that found this object found that revision; a route's parts carry the revision
+    /// they belong to.
+    let revision: UInt64
 
-    init(id: RouteID, pattern: RoutePattern, name: String?, methodText: CText?, revision: UInt32 = 0) {
+    init(id: RouteID, order: UInt64, pattern: RoutePattern, name: String?, methodText: CText?, revision: UInt64 = 0) {
         self.id = id
+        self.order = order
         self.pattern = pattern
         self.name = name
         self.revision = revision

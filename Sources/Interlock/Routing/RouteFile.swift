@@ -154,7 +154,18 @@ extension Router {
     ///   on an earlier line: the message names it), ``ErrorCode/limit`` past the limits.
     @discardableResult
     public func load(_ text: String) throws(InterlockError) -> [RouteID] {
+        try load(text, capacity: .max) { _ in }
+    }
+
+    /// As ``load(_:)``, refusing (`.limit`, having added nothing) a file of more than `capacity`
+    /// routes, after telling `tooMany` how many it has (for the C door, which writes the ids into
+    /// the caller's array).
+    package func load(_ text: String, capacity: Int, tooMany: (Int) -> Void) throws(InterlockError) -> [RouteID] {
         let entries = try RouteFile.parse(text)
+        if entries.count > capacity {
+            tooMany(entries.count)
+            throw InterlockError(.limit, "the file has \(entries.count) routes; the array holds \(capacity) ids")
+        }
         var parsed: [(RouteFileEntry, RoutePattern)] = []
         for entry in entries {
             do throws(InterlockError) {
@@ -165,14 +176,14 @@ extension Router {
         }
         return try treeLock.withLock { (_: inout Void) throws(InterlockError) -> [RouteID] in
             try state.withLock { (s: inout State) throws(InterlockError) -> [RouteID] in
-                var added: [(Route, RoutePattern)] = []
+                var added: [State.Added] = []
                 var lines: [RouteID: Int] = [:]
                 for (entry, pattern) in parsed {
                     let data = entry.data.isEmpty ? nil : RouteData(Dictionary(entry.data.map { ($0.key, $0.value) }) { a, _ in a })
                     do throws(InterlockError) {
                         let route = try s.add(pattern, name: entry.name, data: data)
-                        added.append((route, pattern))
-                        lines[route.id] = entry.line
+                        added.append(route)
+                        lines[route.route.id] = entry.line
                     } catch {
                         s.undoAdding(added)
                         var located = entry.locate(error)
@@ -184,7 +195,7 @@ extension Router {
                     }
                 }
                 if !added.isEmpty { WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue) }
-                return added.map(\.0.id)
+                return added.map(\.route.id)
             }
         }
     }

@@ -6,9 +6,10 @@
 
 extension Router {
     /// Removes route `id`: lookups no longer find it, its name is free again, and what runs around
-    /// it (destination, guard, interceptors, data) is let go of once no resolve runs it. Its id is
-    /// never given to another route. Only the part of the table the route lived in is compiled
-    /// again.
+    /// it (destination, guard, interceptors, data) is let go of once no resolve runs it. Its slot
+    /// is free for a later route, under another id: `id` names no route from now on (until the
+    /// slot's generations go round, see ``RouteID``). Only the part of the table the route lived
+    /// in is compiled again.
     ///
     /// - Parameter id: The route's id.
     /// - Throws: ``InterlockError`` with code ``ErrorCode/unknownRoute`` if no route has `id` (or
@@ -17,13 +18,12 @@ extension Router {
         // Returned and dropped: released after both locks.
         _ = try treeLock.withLock { (_: inout Void) throws(InterlockError) -> (RouteParts, [PipelineRun]) in
             try state.withLock { (s: inout State) throws(InterlockError) -> (RouteParts, [PipelineRun]) in
-                let route = try s.checkRoute(id)
+                let (route, slot) = try s.checkRoute(id)
                 s.tree.remove(route, variants: try variants(of: route))
-                s.routes[Int(id) - 1] = nil
-                s.liveCount -= 1
+                s.slots.remove(slot)
                 if let name = route.name { s.routesByName[name] = nil }
-                let parts = s.pipeline.routes[Int(id) - 1]
-                s.pipeline.routes[Int(id) - 1] = .removed
+                let parts = s.pipeline.routes[slot]
+                s.pipeline.routes[slot] = .removed
                 WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue)
                 return (parts, s.takeRuns())
             }
@@ -45,16 +45,17 @@ extension Router {
         // Returned and dropped: released after both locks.
         _ = try treeLock.withLock { (_: inout Void) throws(InterlockError) -> (RouteParts, [PipelineRun]) in
             try state.withLock { (s: inout State) throws(InterlockError) -> (RouteParts, [PipelineRun]) in
-                let old = try s.checkRoute(id)
-                let route = s.route(id, parsed, name: old.name, revision: old.revision &+ 1)
+                let (old, slot) = try s.checkRoute(id)
+                let route = s.route(id, order: old.order, parsed, name: old.name, revision: s.revisions + 1)
                 try s.checkConflict(route, parsed, replacing: id)
+                s.revisions += 1
                 s.tree.remove(old, variants: try variants(of: old))
                 s.tree.insert(route, variants: parsed.variants)
-                s.routes[Int(id) - 1] = route
+                s.slots.replace(slot, with: route)
                 if let name = old.name { s.routesByName[name] = route }
                 // The callbacks and data stay; they now go with the new revision.
-                let parts = s.pipeline.routes[Int(id) - 1]
-                s.pipeline.routes[Int(id) - 1] = parts.with(revision: route.revision)
+                let parts = s.pipeline.routes[slot]
+                s.pipeline.routes[slot] = parts.with(revision: route.revision)
                 WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue)
                 return (parts, s.takeRuns())
             }
@@ -99,7 +100,7 @@ extension Router {
     /// The error for an id no route has: it says whether the route was removed (for the C door).
     package func unknownRoute(_ id: RouteID) -> InterlockError {
         state.withLock { s in
-            do throws(InterlockError) { try s.checkRoute(id) } catch { return error }
+            do throws(InterlockError) { _ = try s.checkRoute(id) } catch { return error }
             return InterlockError(.unknownRoute, "no route has id \(id)")
         }
     }
@@ -112,44 +113,57 @@ extension Router {
 }
 
 extension Router.State {
+    /// A route just added: where it went, for `undoAdding`.
+    struct Added {
+        let route: Route
+        let pattern: RoutePattern
+        let slot: Int
+        let fresh: Bool
+    }
+
     /// Adds a route for `parsed` (the caller publishes the change: it bumps the generation).
-    /// - Throws: `.conflict` for a name already used or a route of the same shape, `.limit` once
-    ///   every id was given.
-    mutating func add(_ parsed: RoutePattern, name: String?, data: RouteData? = nil) throws(InterlockError) -> Route {
+    /// - Throws: `.conflict` for a name already used or a route of the same shape, `.limit` when
+    ///   the router holds ``maximumRoutes`` routes.
+    mutating func add(_ parsed: RoutePattern, name: String?, data: RouteData? = nil) throws(InterlockError) -> Added {
         if let name, let other = routesByName[name] {
             throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)' (route \(other.id))")
         }
-        guard routes.count < maximumRoutes else {
-            throw InterlockError(.limit, "router already gave out \(maximumRoutes) route ids")
+        guard let (slot, id, fresh) = slots.next() else {
+            throw InterlockError(.limit, "router already holds \(maximumRoutes) routes, the most it can")
         }
+        // A reused slot's route gets a revision no route of that slot had, so that a resolve
+        // whose table still has the slot's earlier route never runs it with this one's parts.
+        let revision = fresh ? 0 : revisions + 1
         // The route keeps its pattern without the parsed variants: the tree holds the segments.
-        let route = route(RouteID(routes.count + 1), parsed, name: name)
+        let route = route(id, order: added, parsed, name: name, revision: revision)
         try checkConflict(route, parsed)
+        if !fresh { revisions += 1 }
+        added += 1
         tree.insert(route, variants: parsed.variants)
-        routes.append(route)
-        liveCount += 1
-        pipeline.routes.append(data.map { RouteParts(data: $0) } ?? .empty)
+        slots.take(route, fresh: fresh)
+        let parts = fresh && data == nil ? RouteParts.empty : RouteParts(data: data, revision: revision)
+        if fresh { pipeline.routes.append(parts) } else { pipeline.routes[slot] = parts }
         if let name { routesByName[name] = route }
-        return route
+        return Added(route: route, pattern: parsed, slot: slot, fresh: fresh)
     }
 
     /// Takes back the routes `add` just added, newest first, before anyone saw them (the
     /// generation was not bumped): their ids will be given again.
-    mutating func undoAdding(_ added: [(Route, RoutePattern)]) {
-        for (route, parsed) in added.reversed() {
-            tree.remove(route, variants: parsed.variants)
-            routes.removeLast()
-            pipeline.routes.removeLast()
-            liveCount -= 1
-            if let name = route.name { routesByName[name] = nil }
+    mutating func undoAdding(_ added: [Added]) {
+        for a in added.reversed() {
+            tree.remove(a.route, variants: a.pattern.variants)
+            slots.untake(a.slot, fresh: a.fresh)
+            if a.fresh { pipeline.routes.removeLast() } else { pipeline.routes[a.slot] = .removed }
+            self.added -= 1
+            if let name = a.route.name { routesByName[name] = nil }
         }
     }
 
     /// A route object for `parsed`, with the router's one copy of its names and method.
-    mutating func route(_ id: RouteID, _ parsed: RoutePattern, name: String?, revision: UInt32 = 0) -> Route {
+    mutating func route(_ id: RouteID, order: UInt64, _ parsed: RoutePattern, name: String?, revision: UInt64) -> Route {
         let slim = parsed.slimmed(parameterNames: tree.shared(parsed.parameterNames))
         let methodText = parsed.method.map { m in methodTexts[m] ?? { let t = CText(m); methodTexts[m] = t; return t }() }
-        return Route(id: id, pattern: slim, name: name, methodText: methodText, revision: revision)
+        return Route(id: id, order: order, pattern: slim, name: name, methodText: methodText, revision: revision)
     }
 
     /// Throws `.conflict` if a route other than `replacing` has the same method, scheme, host and

@@ -14,7 +14,7 @@ public struct RouterOptions: OptionSet, Sendable {
     public static let strictSlash = RouterOptions(rawValue: 1 << 1)
 }
 
-/// The most routes one router holds.
+/// The most routes one router holds at once (the slots an id can name; see ``RouteID``).
 public let maximumRoutes = 1 << 22
 
 /// A route table. Routes are added, removed and replaced at any time, from any thread; lookups on
@@ -45,10 +45,14 @@ public final class Router: @unchecked Sendable {
 
     struct State {
         var tree: RouteTree
-        /// Every route ever added, at index id - 1; nil once removed (ids are never reused).
-        var routes: [Route?] = []
-        /// How many of `routes` are not removed.
-        var liveCount = 0
+        /// The routes, in slots that removals free and additions reuse (see `RouteSlots`).
+        var slots: RouteSlots
+        /// How many routes were added: the next route's place in the order added (the tie rule's).
+        var added: UInt64 = 0
+        /// The last revision given to a route in a reused slot or to a replaced pattern (see
+        /// `Route.revision`).
+        var revisions: UInt64 = 0
+        var liveCount: Int { slots.count }
         var routesByName: [String: Route] = [:]
         var compiled: CompiledTable? = nil
         /// How many spare matchers, and spare resolve runs, a router keeps.
@@ -73,13 +77,15 @@ public final class Router: @unchecked Sendable {
     /// A router that compiles every subtree to a regex (`walkUnits` false), that always or never
     /// tries the all-literal table first, or whose regexes are at most `unitBudget` bytes (small:
     /// dispatch nodes where a table would be one regex): tests compare these matchers on the same tables.
+    /// `slotReserve` is how many free slots it keeps before it reuses one (tests lower it).
     init(options: RouterOptions = [], walkUnits: Bool = true, staticProbe: StaticProbeUse = .whenMostlyStatic,
-         unitBudget: Int = Interlock.unitBudget) {
+         unitBudget: Int = Interlock.unitBudget, slotReserve: Int = RouteSlots.defaultReserve) {
         self.options = options
         self.walkUnits = walkUnits
         self.staticProbe = staticProbe
         self.unitBudget = unitBudget
-        state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive))))
+        state = Mutex(State(tree: RouteTree(caseInsensitive: options.contains(.caseInsensitive)),
+                            slots: RouteSlots(reserve: slotReserve)))
     }
 
     /// Whether subtrees of literals and plain parameters are walked rather than compiled to regexes.
@@ -89,7 +95,7 @@ public final class Router: @unchecked Sendable {
     /// The most bytes of regex source in one unit.
     let unitBudget: Int
 
-    /// Parses `pattern` and adds it as a route. Returns the route's id (1, 2, ... in order added).
+    /// Parses `pattern` and adds it as a route. Returns the route's id (see ``RouteID``).
     /// Throws a `.pattern` error naming the problem and its byte offset, or a `.conflict` error
     /// naming the route that already has the same method, scheme, host and path shape.
     ///
@@ -99,7 +105,8 @@ public final class Router: @unchecked Sendable {
     ///     in the README).
     ///   - name: A name for ``url(for:parameters:)`` and redirects to named routes; unique in the
     ///     router, not empty. Nil for none.
-    /// - Returns: The route's id (1, 2, ... in the order added).
+    /// - Returns: The route's id: 1, 2, ... in the order added until a removed route's slot is
+    ///   reused (see ``RouteID``).
     /// - Throws: ``InterlockError`` with code ``ErrorCode/pattern`` for a malformed pattern (its
     ///   `offset` says where), ``ErrorCode/conflict`` for a route of the same method, scheme, host
     ///   and path shape or a name already used, ``ErrorCode/invalidArgument`` for an empty name,
@@ -110,9 +117,9 @@ public final class Router: @unchecked Sendable {
         let parsed = try PatternParser.parse(pattern, strictSlash: options.contains(.strictSlash))
         if let name, name.isEmpty { throw InterlockError(.invalidArgument, "route name is empty") }
         return try treeLock.withLock { (_: inout Void) throws(InterlockError) -> RouteID in try state.withLock { (s: inout State) throws(InterlockError) -> RouteID in
-            let route = try s.add(parsed, name: name)
+            let added = try s.add(parsed, name: name)
             WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue)
-            return route.id
+            return added.route.id
         } }
     }
 
@@ -136,23 +143,18 @@ public final class Router: @unchecked Sendable {
     /// - Parameter id: The id ``addRoute(_:name:)`` returned.
     /// - Returns: The route, or nil if no route has that id (or it was removed).
     public func route(_ id: RouteID) -> Route? {
-        state.withLock { s in id >= 1 && Int(id) <= s.routes.count ? s.routes[Int(id) - 1] : nil }
+        state.withLock { s in s.slots.route(id) }
     }
 
-    /// The first route whose id is greater than `id`, if any: the routes in id order, one at a
-    /// time, without copying the table.
+    /// The route in the first slot after the one `id` names (see ``RouteID``), if any: from 0,
+    /// then each id it gives, it visits every route once, without copying the table (in the
+    /// order added, until a removed route's slot is reused). It works from a removed route's id
+    /// too: the slot stays.
     ///
     /// - Parameter id: An id (0 for the first route).
-    /// - Returns: The next route, or nil if no route has a greater id.
+    /// - Returns: The next route, or nil if no slot after `id`'s holds one.
     public func route(after id: RouteID) -> Route? {
-        state.withLock { s in
-            var i = Int(id)
-            while i < s.routes.count {
-                if let r = s.routes[i] { return r }
-                i += 1
-            }
-            return nil
-        }
+        state.withLock { s in s.slots.route(after: id) }
     }
 
     /// The route with this name, if any.
@@ -172,7 +174,9 @@ public final class Router: @unchecked Sendable {
     }
 
     /// Every route, in the order added (removed ones left out).
-    public var routes: [Route] { state.withLock { $0.routes.compactMap { $0 } } }
+    public var routes: [Route] {
+        state.withLock { $0.slots.routes.compactMap { $0 } }.sorted { $0.order < $1.order }
+    }
 
     /// How many regex units this router has compiled so far (they are compiled lazily, and only
     /// where the table changed): a measure of the work additions cost.

@@ -3,18 +3,21 @@
 // normalizer leaves paths, so the constraint sees what a lookup would see.
 
 extension Router {
-    /// Builds the URI of the route named `name`. Optional parts are filled when all their
-    /// parameters are given and dropped otherwise; parameters the route does not use are ignored.
+    /// Builds the URI of the route named `name`, from the variant that holds exactly the
+    /// parameters given: an optional part is built when it holds a given parameter (itself or in a
+    /// part nested in it), and left out otherwise, a part without parameters too (`/p(/reviews)`
+    /// builds `/p`; `/p(/reviews(/:page))` builds `/p` without `page`, `/p/reviews/2` with it).
     /// - Parameters:
     ///   - name: the route's name.
-    ///   - parameters: a value for each parameter to fill.
+    ///   - parameters: a value for each parameter to fill (and `host` for a wildcard host).
     /// - Returns: a URI that this router resolves to the route with these values, or to a more
     ///   specific route that claims it.
-    /// - Throws: `.unknownRoute` for an unknown name; `.invalidArgument` naming a missing, empty or
-    ///   invalid parameter (one its constraint refuses), or values the route itself would read
-    ///   otherwise (`/o(/:a)(/:b)` given only `a` builds `/o/10`, which it reads as `b`); `.limit`
-    ///   if checking a value against its constraint, or reading the URI back, ran past the
-    ///   router's match limit.
+    /// - Throws: `.unknownRoute` for an unknown name; `.invalidArgument` naming a missing, empty,
+    ///   invalid (one its constraint refuses) or unknown parameter, or one whose optional part
+    ///   needs another that is not given, or values that make a URI the route reads otherwise
+    ///   (`/o(/:a)(/:b)` given only `a` builds `/o/10`, which it reads as `b`; `/dl/:file.:ext`
+    ///   given `file` = `a.b`); `.limit` if checking a value against its constraint, or reading
+    ///   the URI back, ran past the router's match limit.
     public func url(for name: String, parameters: [String: String] = [:]) throws(InterlockError) -> String {
         guard let route = route(named: name) else {
             throw InterlockError(.unknownRoute, "no route is named '\(name)'")
@@ -27,12 +30,19 @@ extension Router {
         // (another route may claim it).
         guard ambiguous, !filled.isEmpty, case .matched(let m) = try match(uri, method: route.pattern.method),
               m.routeID == route.id else { return uri }
-        let read = m.parameters.first { parameters[$0.name] != $0.value }.map { "as \($0.name) = '\($0.value)'" }
-            ?? filled.first { m[$0] == nil }.map { "without \($0)" }
+        let misread = m.parameters.first { parameters[$0.name] != $0.value }
+        let read = misread.map { "as \($0.name) = '\($0.value)'" } ?? filled.first { m[$0] == nil }.map { "without \($0)" }
         if let read {
             let label = route.name ?? route.pattern.source
+            // The cause: a value holding the text beside it in its segment (the route reads the
+            // value's parameter, or a neighbour in that segment, otherwise), or else the optional
+            // parts (the URI is another variant's).
+            let inSegment = URLBuilder.mixedNames(route, parameters)
+            let cause = misread.map { inSegment.contains($0.name) } ?? false
+                ? "a value holds text that separates the parameters of its segment"
+                : "its optional parts cannot tell these values apart"
             throw InterlockError(.invalidArgument, "route '\(label)' reads '\(uri)', built from \(URLBuilder.describe(parameters, of: route)), "
-                                 + "\(read): its optional parts cannot tell these values apart")
+                                 + "\(read): the values make a URI the route reads differently (\(cause))")
         }
         return uri
     }
@@ -43,17 +53,7 @@ enum URLBuilder {
     /// it back with other values (it has several variants, or a segment mixing text and parameters).
     static func build(_ route: Route, _ parameters: [String: String], limit: UInt32) throws(InterlockError) -> (String, [String], Bool) {
         let label = route.name ?? route.pattern.source
-        // The fullest variant whose parameters are all given.
-        var chosen: [PatternSegment]? = nil
-        let variants = route.pattern.variants
-        for variant in variants
-        where variant.allSatisfy({ $0.parameterNames.allSatisfy { parameters[$0] != nil } }) {
-            if chosen == nil || variant.count > chosen!.count { chosen = variant }
-        }
-        guard let variant = chosen else {
-            let missing = variants[0].flatMap(\.parameterNames).first { parameters[$0] == nil } ?? "?"
-            throw InterlockError(.invalidArgument, "missing parameter '\(missing)' for route '\(label)'")
-        }
+        let variant = try variant(of: route, for: parameters, label: label)
         var path: [UInt8] = []
         for segment in variant {
             switch segment {
@@ -103,7 +103,63 @@ enum URLBuilder {
         default: uri = text.isEmpty ? "/" : text
         }
         let mixed = variant.contains { if case .mixed = $0 { true } else { false } }
-        return (uri, variant.flatMap(\.parameterNames), variants.count > 1 || mixed)
+        return (uri, variant.flatMap(\.parameterNames), route.pattern.variants.count > 1 || mixed)
+    }
+
+    /// The variant of `route` that holds exactly the parameters given, its optional parts
+    /// without parameters left out (the one with fewest segments).
+    /// - Throws: `.invalidArgument` naming a parameter the route does not have, a required one
+    ///   missing, or one whose optional part needs another that is not given.
+    private static func variant(of route: Route, for parameters: [String: String], label: String) throws(InterlockError) -> [PatternSegment] {
+        let known = Set(route.pattern.parameterNames)
+        let wildcardHost = route.pattern.hostIsWildcard
+        if let unknown = parameters.keys.sorted().first(where: { !known.contains($0) && !(wildcardHost && $0 == "host") }) {
+            let names = route.pattern.parameterNames + (wildcardHost ? ["host"] : [])
+            throw InterlockError(.invalidArgument, "route '\(label)' has no parameter '\(unknown)'"
+                                 + (names.isEmpty ? " (it has none)" : " (it has \(names.map { "'\($0)'" }.joined(separator: ", ")))"))
+        }
+        let variants = route.pattern.variants
+        // The names the path takes (a wildcard host's "host" is the origin's).
+        let inPath = parameters.keys.filter(known.contains)
+        var chosen: [PatternSegment]? = nil
+        var fewestMore: (count: Int, more: [String])? = nil
+        for variant in variants {
+            let names = variant.flatMap(\.parameterNames)
+            guard inPath.allSatisfy(names.contains) else { continue }
+            let more = names.filter { parameters[$0] == nil }
+            if more.isEmpty {
+                if chosen.map({ variant.count < $0.count }) ?? true { chosen = variant }
+            } else if fewestMore.map({ more.count < $0.count }) ?? true {
+                fewestMore = (more.count, more)
+            }
+        }
+        if let chosen { return chosen }
+        // The parameters every variant has come first: "missing" then says what the route needs.
+        if let missing = variants[0].flatMap(\.parameterNames).first(where: { parameters[$0] == nil }) {
+            throw InterlockError(.invalidArgument, "missing parameter '\(missing)' for route '\(label)'")
+        }
+        let more = (fewestMore?.more ?? []).map { "'\($0)'" }.joined(separator: ", ")
+        let required = Set(variants[0].flatMap(\.parameterNames))
+        let optional = inPath.sorted().filter { !required.contains($0) }.map { "'\($0)'" }.joined(separator: ", ")
+        throw InterlockError(.invalidArgument, "route '\(label)' holds \(optional) only in optional parts that also need \(more): "
+                             + "give those too, or leave \(optional) out")
+    }
+
+    /// The names of the parameters `parameters` gives that sit in a segment of text and
+    /// parameters in `route`.
+    static func mixedNames(_ route: Route, _ parameters: [String: String]) -> Set<String> {
+        var names: Set<String> = []
+        for variant in route.pattern.variants {
+            for case .mixed(let pieces) in variant {
+                for piece in pieces {
+                    switch piece {
+                    case .parameter(let name, _), .catchAll(let name): names.insert(name)
+                    case .text: break
+                    }
+                }
+            }
+        }
+        return names
     }
 
     /// The host a URI of a route with a wildcard host (`*.example.com`) is built with: `given`

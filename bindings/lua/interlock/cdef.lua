@@ -48,6 +48,7 @@ int ilk_router_replace_route(ilk_router *router, uint32_t route_id, const char *
 int ilk_router_set_route_data(ilk_router *router, uint32_t route_id, void *data, ilk_free_fn free_fn);
 int ilk_router_compile(ilk_router *router);
 int ilk_router_load(ilk_router *router, const char *text, size_t length, size_t *count);
+int ilk_router_load_ids(ilk_router *router, const char *text, size_t length, uint32_t *ids, size_t capacity, size_t *count);
 int ilk_router_set_destination(ilk_router *router, uint32_t route_id, ilk_destination_fn destination, void *userdata, ilk_free_fn free_fn);
 const char *ilk_router_route_value(const ilk_router *router, uint32_t route_id, const char *key);
 int ilk_router_explain(ilk_router *router, const char *method, const char *uri, size_t uri_len, char *buffer, size_t capacity, size_t *length);

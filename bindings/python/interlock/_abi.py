@@ -104,6 +104,7 @@ PROTOTYPES = [
     ("ilk_router_set_route_data", c_int, [c_void_p, c_uint32, c_void_p, FREE_FN]),
     ("ilk_router_compile", c_int, [c_void_p]),
     ("ilk_router_load", c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)]),
+    ("ilk_router_load_ids", c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_uint32), c_size_t, POINTER(c_size_t)]),
     ("ilk_router_set_destination", c_int, [c_void_p, c_uint32, DESTINATION_FN, c_void_p, FREE_FN]),
     ("ilk_router_route_value", c_char_p, [c_void_p, c_uint32, c_char_p]),
     ("ilk_router_explain", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_size_t)]),

@@ -1,5 +1,5 @@
 """Tables that change, and the host's data on a route: removing and replacing routes, a route's id
-by its name, the routes in id order (`Router.routes`), any Python object as a route's data, and
+by its name, the routes in slot order (`Router.routes`), any Python object as a route's data, and
 compiling ahead of the first lookup. `Router` takes these methods from `_Changes`, which also
 keeps what the router knows of its routes (the heads its matches are made from) true while the
 table changes under lookups on other threads.
@@ -22,7 +22,9 @@ nothing, and the collector frees the dicts with the rest.
 
 What the router keeps of its routes: their names (`_names`, id -> name, taken from `add_route` and
 `load`: a route's name never changes, and one removed keeps it for the requests and matches still
-made of it, at the cost of an entry per named route ever added); each thread's heads for `match`,
+made of it, for the last `_REMOVED_NAMES_KEPT` removals only, so that a router that changes
+forever stays bounded; a name let go of is asked of the library again, which knows the live
+routes' names); each thread's heads for `match`,
 id -> (id, name, pattern), of the routes without data (`_MatchSlot.routes`, the fast path's) and with
 (`_MatchSlot.data_routes`, whose data is read at each match); the router's heads of routes without
 data for the accelerator's door (`_heads`, _door.py); and those of `match_many`'s entries
@@ -35,6 +37,7 @@ only until the route is removed or replaced."""
 
 from __future__ import annotations
 
+import collections
 import itertools
 import threading
 import weakref
@@ -53,6 +56,8 @@ if TYPE_CHECKING:
     from ._router import Router
 
 _MISSING = object()
+# The removed routes whose names `_names` keeps (see the module's doc).
+_REMOVED_NAMES_KEPT = 4096
 _new_tuple = tuple.__new__
 
 # What `match` reads of a route with data, or of one it has no head for (the data of the lookup's
@@ -85,7 +90,7 @@ class RouteInfo(NamedTuple):
 
 class Routes:
     """`router.routes`: a live view of the router's routes, not a copy. Iterating visits the routes
-    in id order as they are when visited (ilk_router_next_route), each a `RouteInfo`; a route
+    in slot order as they are when visited (ilk_router_next_route), each a `RouteInfo`; a route
     removed meanwhile is left out. `len()` is the library's count (ilk_router_route_count); `in`
     and `[...]` take a route's id or name. `list(router.routes)` is a snapshot."""
 
@@ -160,6 +165,7 @@ class _Changes:
         self._table = threading.RLock()   # reentrant: a data object freed by a change may change the router
         self._generation = 0
         self._names: dict[int, Optional[str]] = {}
+        self._removed_names: "collections.deque[int]" = collections.deque()
         self._routes: dict[int, tuple[int, Optional[str], Optional[str]]] = {}
         self._heads: dict[int, tuple[int, Optional[str], str]] = {}   # the door's (_door.py)
         self._slot_set: "weakref.WeakSet[_MatchSlot]" = weakref.WeakSet()
@@ -191,19 +197,26 @@ class _Changes:
     @property
     def routes(self) -> Routes:
         """The routes, a live view (see `Routes`): `for route in router.routes` gives a `RouteInfo`
-        (id, name, pattern) for each, in id order; `len(router.routes)` counts them."""
+        (id, name, pattern) for each, in slot order; `len(router.routes)` counts them."""
         return Routes(self)  # type: ignore[arg-type]
 
     # -- changes
 
     def remove_route(self, name_or_id: Union[int, str]) -> None:
         """Removes the route (by id or name): lookups no longer find it, its name is free again, its
-        id is never given again; its destination, guard and data are let go of once no resolve runs
+        id names no route afterwards (its slot is reused under another id); its destination, guard and data are let go of once no resolve runs
         them. UnknownRouteError (naming the id or name) if no route has it, or it was removed."""
         route_id = self._route_arg(name_or_id)
         self._change(route_id, lambda h: lib.ilk_router_remove_route(h, route_id))
         if self._names.get(route_id, _MISSING) is None:
             self._names.pop(route_id, None)     # no name to keep for the requests still made of it
+        else:
+            with self._table:
+                self._removed_names.append(route_id)
+                if len(self._removed_names) > _REMOVED_NAMES_KEPT:
+                    # Its id may name a route added since (the slot reused): then the library
+                    # gives that route's name again when asked.
+                    self._names.pop(self._removed_names.popleft(), None)
 
     def replace_route(self, name_or_id: Union[int, str], pattern: str) -> None:
         """Gives the route (by id or name) a new pattern, keeping its id, name, destination, guard,

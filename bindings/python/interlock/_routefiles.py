@@ -12,12 +12,9 @@ the library checks that they are UTF-8 and says where they are not. A str is enc
 "surrogatepass", so that a lone surrogate reaches the library as ill-formed UTF-8, which it places
 ("line L, column C: bytes that are not UTF-8") like any other bad byte.
 
-The ids `load` returns: the library reports only how many routes a file added. It gives ids in
-order, 1 for a router's first route, then 2, 3, ... (a failed add or load gives none away), and
-adds a file's routes one after the other under its lock, so they are the next `count` ids after
-the last one given before. The router knows that one: every call that gives ids (add_route,
-add_named_route, load) runs under `_adding`, which also keeps this router's other threads from
-adding a route in between, and records the highest id given in `_last_id`.
+The ids `load` returns: the library writes them (ilk_router_load_ids) into an array of one id a
+line of the text, which always holds them. They need not follow one another: a router that
+removed routes reuses their slots.
 
 A destination bound to a route is held as `add_route`'s are (_changes.py): the ctypes callback
 under a token that is the library's userdata, dropped by the router's free function for held
@@ -37,7 +34,7 @@ import os
 import re
 import threading
 import ctypes
-from ctypes import byref, c_char_p, c_size_t
+from ctypes import byref, c_char_p, c_size_t, c_uint32
 from typing import Any, Callable, Optional, Union
 
 from . import _native as n
@@ -105,10 +102,6 @@ class _RouteFiles:
     _route_arg: Callable[..., int]
     _hold: Callable[[Any], int]
 
-    def _init_route_files(self) -> None:
-        self._adding = threading.RLock()   # reentrant: a finalizer run on this thread may add a route
-        self._last_id = 0                  # the highest id the library gave this router
-
     def load(self, path_or_text: Union[str, bytes, "os.PathLike[str]"]) -> list[int]:
         """Adds every route of a route file, or none; returns their ids in the file's order.
 
@@ -124,22 +117,14 @@ class _RouteFiles:
         cannot be read; TypeError for what is none of these."""
         data, path = _source(path_or_text)
         count = c_size_t()
-        handle = self._h
-        with self._adding:
-            before = self._last_id
-            rc = lib.ilk_router_load(handle, data, len(data), byref(count))
-            if rc < 0:
-                _load_error(rc, path)
-            added = count.value
-            self._last_id = before + added
-        ids = list(range(before + 1, before + 1 + added))
+        capacity = data.count(b"\n") + 1      # a route a line at the most
+        ids_array = (c_uint32 * capacity)()
+        rc = lib.ilk_router_load_ids(self._h, data, len(data), ids_array, capacity, byref(count))
+        if rc < 0:
+            _load_error(rc, path)
+        ids = list(ids_array[:count.value])
         self._loaded(ids)
         return ids
-
-    def _gave(self, route_id: int) -> None:
-        """After an add under `_adding`: `route_id` is the highest id given."""
-        if route_id > self._last_id:
-            self._last_id = route_id
 
     def _loaded(self, ids: list[int]) -> None:
         """Records the names of the routes a file added, as add_route records its route's."""

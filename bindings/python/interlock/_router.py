@@ -25,7 +25,7 @@ from ._errors import (UINT, UINT32, Abort, CallbackError, ConflictError, Error, 
 from ._interceptors import LoggingInterceptor, ValidateStatus, chain_after, chain_before, chain_in_order
 from ._native import lib
 from ._slot import _LENGTHS, _MATCHED, _SLOT_BUFFER, _match_packed, _match_params, _MatchSlot, _resolve, _result_free
-from ._text import _b, _method_b, _uri_b
+from ._text import _b, _method_b, _uri_b, _url_params
 from ._matches import Match, MatchList
 from ._values import QueryDict, Result, Status, TraceEntry
 from ._wire import param_dict as _param_dict
@@ -66,7 +66,6 @@ class Router(_Changes, _RouteFiles):
         self._lock = threading.Lock()
         self._slots = threading.local()
         self._init_changes()                # route names, heads and data, and their free functions
-        self._init_route_files()            # the highest route id given, and the lock over giving ids
         self._pointer: Optional[int] = handle.value
         self._door = _door.door(self)        # what `match` calls, with the accelerator (_door.py)
         self._finalizer = weakref.finalize(self, _free_router, handle.value, (self._free_object, self._free_held),
@@ -113,13 +112,10 @@ class Router(_Changes, _RouteFiles):
         callback = n.DESTINATION_FN(_destination(self, fn)) if fn is not None else n.DESTINATION_FN()
         token, free = (self._hold(callback), self._free_held) if fn is not None else (None, None)
         route_id = c_uint32()
-        with self._adding:      # ids are given under it, so that `load` knows which are its (_routefiles.py)
-            if name is None:
-                rc = lib.ilk_router_add_route(self._h, pattern_b, callback, token, free, byref(route_id))
-            else:
-                rc = lib.ilk_router_add_named_route(self._h, pattern_b, name_b, callback, token, free, byref(route_id))
-            if rc >= 0:
-                self._gave(route_id.value)
+        if name is None:
+            rc = lib.ilk_router_add_route(self._h, pattern_b, callback, token, free, byref(route_id))
+        else:
+            rc = lib.ilk_router_add_named_route(self._h, pattern_b, name_b, callback, token, free, byref(route_id))
         self._added(rc, token, route_id.value, name, guard, data)
         return route_id.value
 
@@ -381,10 +377,13 @@ class Router(_Changes, _RouteFiles):
         return self._run(lambda out: lib.ilk_router_replay_pending_link(self._h, out))
 
     def url_for(self, name: str, /, **params: Any) -> str:
-        """The URI of the named route with these parameter values (encoded, constraints checked).
+        """The URI of the named route with these parameter values (encoded, constraints checked),
+        from the variant that holds exactly the parameters given (README, "URL generation"). A value
+        is a str or an int (not a bool); None leaves the parameter out; anything else is a
+        TypeError naming it. A parameter the route does not have is InvalidArgumentError naming it.
         `name` is positional-only, so that a route parameter may be called `name`."""
         name_b = _b(name, "route name", required=True)
-        values = {k: str(v) for k, v in params.items()}
+        values = _url_params(params)
         names_array, values_array = _name_value_arrays(values)
         length = c_size_t()
         size = 256

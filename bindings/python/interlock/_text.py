@@ -39,6 +39,24 @@ def _b(value: Optional[str], what: str, required: bool = False) -> Optional[byte
     return data
 
 
+def _url_params(params: Mapping[str, Any]) -> dict[str, str]:
+    """`url_for`'s and `redirect_to`'s keyword values as the library takes them: a str as it is,
+    an int (not a bool) in decimal; None leaves the parameter out (as if not given: an error for
+    a required one, and an optional part without it is not built). Anything else is a TypeError
+    naming the parameter: `str()` of it made "None" or "b'ab'" a value."""
+    values: dict[str, str] = {}
+    for key, value in params.items():
+        if value is None:
+            continue
+        if isinstance(value, str):
+            values[key] = value
+        elif isinstance(value, int) and not isinstance(value, bool):
+            values[key] = int.__repr__(value)    # an int subclass (an IntEnum) as its number
+        else:
+            raise _wrong_type(f"parameter {key!r}", value, "a str or an int (None to leave it out)")
+    return values
+
+
 def _text_of(value: Any) -> str:
     """`value` as text for a message: a callback's reason or exception may be any object, and a
     callback plumbing that raised would hand the library no answer at all."""

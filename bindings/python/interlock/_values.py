@@ -12,7 +12,7 @@ from . import _native as n
 from . import _wire
 from ._errors import INT, _check, _int_arg, _mapping_arg, _wrong_type
 from ._native import lib
-from ._text import _b, _body, _headers
+from ._text import _b, _body, _headers, _url_params
 
 if TYPE_CHECKING:
     from ._router import Router
@@ -238,10 +238,11 @@ class Request:
 
     def redirect_to(self, name: str, /, **params: Any) -> Any:
         """From a filter: redirect to the named route, its URI built from `params` (`name` is
-        positional-only, so that a route parameter may be called `name`)."""
+        positional-only, so that a route parameter may be called `name`); values as `url_for`
+        takes them (a str or an int; None leaves the parameter out)."""
         if not isinstance(name, str):
             raise _wrong_type("route name", name, "a str")
-        return _Redirect(name=name, params={k: str(v) for k, v in params.items()})
+        return _Redirect(name=name, params=_url_params(params))
 
     def _sync(self, pointer: int) -> None:
         """Writes changed parameters and metadata back to the library's request: set, changed and

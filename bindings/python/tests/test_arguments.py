@@ -31,6 +31,63 @@ def test_url_for_and_redirect_to_fill_a_parameter_called_name():
 
 
 # ----------------------------------------------------------------------------------------------
+# url_for's values: a str or an int; None leaves the parameter out; anything else a TypeError
+# (str() of it made "/product/None" and "/product/b'ab'")
+
+
+def _shop():
+    router = interlock.Router()
+    router.add_route("/product/:sku", lambda request: request.params["sku"], name="product")
+    router.add_route("/list(/page/:n(\\d+))", lambda request: "list", name="list")
+    return router
+
+
+def test_url_for_takes_a_str_or_an_int_and_none_leaves_a_parameter_out():
+    import enum
+
+    class Size(enum.IntEnum):
+        LARGE = 3
+
+    router = _shop()
+    assert router.url_for("product", sku="ab") == "/product/ab"
+    assert router.url_for("product", sku=42) == "/product/42"
+    assert router.url_for("list", n=Size.LARGE) == "/list/page/3"
+    assert router.url_for("list", n=None) == "/list"
+    with pytest.raises(interlock.InvalidArgumentError, match="missing parameter 'sku' for route 'product'"):
+        router.url_for("product", sku=None)
+
+
+@pytest.mark.parametrize("value", [b"ab", True, 1.5, ["a"], object()])
+def test_url_for_and_redirect_to_refuse_other_values_naming_the_parameter(value):
+    router = _shop()
+    with pytest.raises(TypeError, match=r"parameter 'sku' must be a str or an int \(None to leave it out\), not "
+                       + type(value).__name__):
+        router.url_for("product", sku=value)
+    seen = []
+
+    def legacy(request, next):
+        if request.path == "/old":
+            try:
+                return request.redirect_to("product", sku=value)
+            except TypeError as error:
+                seen.append(str(error))
+                return next(request)
+        return next(request)
+    router.add_filter(legacy)
+    router.resolve("/old")
+    assert seen == [f"parameter 'sku' must be a str or an int (None to leave it out), not {type(value).__name__}"]
+
+
+def test_url_for_refuses_a_parameter_the_route_does_not_have():
+    router = _shop()
+    with pytest.raises(interlock.InvalidArgumentError, match=r"route 'product' has no parameter 'colour' \(it has 'sku'\)"):
+        router.url_for("product", sku="ab", colour="red")
+    with pytest.raises(interlock.InvalidArgumentError, match="route 'list' has no parameter 'page'"):
+        router.url_for("list", page=2)
+    assert router.url_for("product", sku="ab", colour=None) == "/product/ab"    # None: not given
+
+
+# ----------------------------------------------------------------------------------------------
 # Integers: ctypes cuts an int to its C type's width without a word; each is checked first
 
 

@@ -616,3 +616,29 @@ def test_lookups_on_other_threads_see_each_change_before_or_after():
     assert router._objects == {} and router._held == {}
     assert all(ref() is None for ref in made)
     assert len(Versioned.freed) == len(made) == len(set(Versioned.freed))
+
+
+def test_a_router_that_changes_forever_stays_bounded_in_python_too():
+    """Each removed named route's name was kept for the requests still made of it, an entry per
+    named route ever added: now only the last removals' (a router reloading named routes grew
+    without end). The library's own slots are bounded as well (test_abi.c, RouteChangesTests)."""
+    import tracemalloc
+
+    router = interlock.Router()
+    router.add_route("/kept", name="kept")
+
+    def churn(times: int, start: int) -> None:
+        for k in range(start, start + times):
+            router.remove_route(router.add_route(f"/c{k}", name=f"churn-{k}"))
+
+    tracemalloc.start()
+    try:
+        churn(6000, 0)             # past the removed names kept (traced: they are let go of later)
+        before = tracemalloc.get_traced_memory()[0]
+        churn(6000, 6000)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 100_000, f"{grown} bytes more after 6,000 more additions and removals"
+    assert router.routes["kept"].name == "kept" and len(router) == 1
+

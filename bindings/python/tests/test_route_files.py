@@ -152,6 +152,18 @@ def test_a_bad_line_adds_nothing_and_gives_no_id_away(router):
     assert router.load("GET /a name=a\n") == [3]    # nor did it keep the name
 
 
+def test_load_returns_the_ids_of_its_routes_in_reused_slots(router):
+    """A router that removed routes gives their slots to later ones under new ids: a load's ids
+    need not follow the last one given (load assumed they did, and returned ids of no route)."""
+    ids = [router.add_route(f"/r{k}") for k in range(4098)]
+    for route_id in ids:
+        router.remove_route(route_id)
+    loaded = router.load("GET /l1 name=l1\nGET /l2\n")
+    assert loaded == [(1 << 22) + 1, (1 << 22) + 2]          # slots 0 and 1, one generation on
+    assert [router.routes[i].pattern for i in loaded] == ["GET /l1", "GET /l2"]
+    assert router.route_id("l1") == loaded[0]
+
+
 def test_a_conflict_with_the_router_or_an_earlier_line(router):
     router.add_route("GET /users/:id", name="user")
     with pytest.raises(interlock.ConflictError) as error:

@@ -158,6 +158,20 @@ def test_url_for_round_trips():
     assert router.url_for("search", q=long_value).endswith(long_value)
 
 
+def test_url_for_builds_the_variant_holding_exactly_the_parameters_given():
+    router = interlock.Router()
+    router.add_route("/p(/reviews(/:page(\\d+)))", name="p")
+    router.add_route("/q(/reviews)", name="q")
+    router.add_route("/dl/:file.:ext", name="dl")
+    assert router.url_for("p") == "/p"                       # was /p/reviews
+    assert router.url_for("p", page=2) == "/p/reviews/2"
+    assert router.url_for("q") == "/q"                       # was /q/reviews, /q never built
+    with pytest.raises(interlock.InvalidArgumentError) as error:
+        router.url_for("dl", file="a.b", ext="c")
+    assert str(error.value).endswith("the values make a URI the route reads differently "
+                                     "(a value holds text that separates the parameters of its segment)")
+
+
 def test_closed_router():
     router = interlock.Router()
     router.close()

@@ -1,6 +1,7 @@
 # The Python package as a wheel that installs anywhere it can run (bindings/python):
 #   make wheel   bindings/python/dist/interlock-<version>-cp39-abi3-manylinux_2_NN_x86_64.whl: the
-#                library from the CMake build in $(BUILD) (reused when current), stripped, libpcre2
+#                library and the interlock command from the CMake build in $(BUILD) (reused when
+#                current, not built again), stripped, libpcre2
 #                vendored by auditwheel repair, which also sets the manylinux tag from the glibc
 #                symbol versions the library uses, and the accelerator of Router.match; installs
 #                with pip on any x86-64 Linux with that glibc or newer, with neither Swift nor PCRE2

@@ -9,7 +9,7 @@ struct RouteFileTests {
         GET /users/:id          name=user   owner=accounts
         \tPOST  /users     name=create-user
         myapp://settings/profile  name=settings   # the settings screen
-        HOME team=web
+        /HOME team=web
 
         /files/:name.json
         """
@@ -18,7 +18,7 @@ struct RouteFileTests {
         let r = Router()
         let ids = try r.load(Self.file)
         #expect(ids == [1, 2, 3, 4, 5])
-        #expect(r.routes.map(\.pattern.source) == ["GET /users/:id", "POST /users", "myapp://settings/profile", "HOME", "/files/:name.json"])
+        #expect(r.routes.map(\.pattern.source) == ["GET /users/:id", "POST /users", "myapp://settings/profile", "/HOME", "/files/:name.json"])
         #expect(r.route(named: "create-user")?.id == 2)
         #expect(r.data(for: 1) as? [String: String] == ["owner": "accounts"])
         #expect(r.data(for: 4) as? [String: String] == ["team": "web"])
@@ -55,6 +55,12 @@ struct RouteFileTests {
         #expect(problem("/a x=1 x=2") == "line 1, column 8: key 'x' given twice")
         #expect(problem("\n/a oops") == "line 2, column 4: expected key=value after the pattern")
         #expect(problem("/a\u{1}") == "line 1, column 3: control byte in the line")
+        // A method alone, or before pairs, is no route "/GET"; a method in lower case is named.
+        #expect(problem("GET") == "line 1, column 4: method 'GET' with no pattern after it (a path of that name is written '/GET')")
+        #expect(problem("/a\n  HOME team=web") == "line 2, column 7: method 'HOME' with no pattern after it (a path of that name is written '/HOME')")
+        #expect(problem("get /x name=x") == "line 1, column 1: method 'get' must be upper case ('GET')")
+        #expect(problem("Get\t/x") == "line 1, column 1: method 'Get' must be upper case ('GET')")
+        #expect(try RouteFile.parse("/GET\nGET /x\nget=1 a=b").map(\.pattern) == ["/GET", "GET /x", "get=1"])
         #expect(try RouteFile.parse("# only a comment\n\n  \r\n").isEmpty)
         #expect(try RouteFile.parse("GET /a\r\n").map(\.pattern) == ["GET /a"])
         #expect(try RouteFile.parse("\u{FEFF}/a name=x").map(\.pattern) == ["/a"])      // a byte-order mark

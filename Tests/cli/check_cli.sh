@@ -44,6 +44,16 @@ expect "check bad: the summary" 1 "2 routes, 3 problems" "$tool" check "$dir/bad
 tr -d '\r' < "$dir/bad.routes" | sed 's/$/\r/' > "$dir/crlf.routes"
 expect "check: a CRLF file, every line" 1 "crlf.routes:3:5: 'GET /users/:other' conflicts" "$tool" check "$dir/crlf.routes"
 expect "check: a CRLF file, the summary" 1 "2 routes, 3 problems" "$tool" check "$dir/crlf.routes"
+printf 'get /x\nGET\nPOST name=create\n/one\n' > "$dir/traps.routes"
+expect "check: a method in lower case" 1 "traps.routes:1:1: method 'get' must be upper case ('GET')" "$tool" check "$dir/traps.routes"
+expect "check: a method alone is no route /GET" 1 "traps.routes:2:4: method 'GET' with no pattern after it" "$tool" check "$dir/traps.routes"
+expect "check: a method before pairs is no route /POST" 1 "traps.routes:3:5: method 'POST' with no pattern after it" "$tool" check "$dir/traps.routes"
+expect "check: one route" 1 "1 route, 3 problems" "$tool" check "$dir/traps.routes"
+# Each conflict names the other line by a lookup: trying every earlier route on each message took
+# time in the square of the file's length (this file took many minutes), now about a second.
+awk 'BEGIN { for (i = 1; i <= 20000; i++) print "/r" i "/:a"; for (i = 1; i <= 20000; i++) print "/r" i "/:b" }' > "$dir/conflicts.routes"
+expect "check: 20,000 conflicting lines" 1 "20000 routes, 20000 problems" "$tool" check "$dir/conflicts.routes"
+expect "check: 20,000 conflicting lines, each named" 1 "conflicts.routes:40000:1: '/r20000/:b' conflicts with '/r20000/:a' (line 20000)" "$tool" check "$dir/conflicts.routes"
 expect "check: a missing file" 2 "cannot read $dir/none.routes" "$tool" check "$dir/none.routes"
 expect "explain: the winner" 0 "/users/7 -> line 2: GET /users/:id  [id=7]" "$tool" explain "$dir/good.routes" /users/7 -X GET
 expect "explain: a route whose path ends first" 0 "line 3: POST /users  -- the path goes on at segment 2" "$tool" explain "$dir/good.routes" /users/7 -X GET
@@ -53,7 +63,11 @@ expect "explain --json" 0 '"answer":{"status":"method not allowed","allowed":["G
 expect "explain: a malformed URI" 1 "bad percent-escape" "$tool" explain "$dir/good.routes" /a%zz
 expect "match: a route" 0 '{"uri":"/users/7","route":1,"name":"user","pattern":"GET /users/:id","params":{"id":"7"}}' "$tool" match "$dir/good.routes" -X GET /users/7
 expect "match: a method not allowed" 0 '"status":"method not allowed","allowed":["GET"]' "$tool" match "$dir/good.routes" -X PUT /users/7
-expect "match: a malformed URI" 0 '{"uri":"/a%zz","error":"bad percent-escape in path","offset":2}' "$tool" match "$dir/good.routes" /a%zz
+expect "match: a malformed URI, exit 1" 1 '{"uri":"/a%zz","error":"bad percent-escape in path","offset":2}' "$tool" match "$dir/good.routes" /a%zz
+expect "match: a malformed URI, every answer" 1 '{"uri":"/nowhere","status":"not found"}' "$tool" match "$dir/good.routes" /a%zz /nowhere
+expect "match: a malformed URI on standard input" 1 '"error":"bad percent-escape in path"' sh -c "printf '/users/1\n/a%%zz\n' | '$tool' match '$dir/good.routes'"
+expect "match: not found is an answer" 0 '{"uri":"/nowhere","status":"not found"}' "$tool" match "$dir/good.routes" /nowhere
+expect "match: a malformed method" 1 'interlock: -X "G T": invalid character in method (at byte 1)' "$tool" match "$dir/good.routes" -X "G T" /users/7
 expect "match: standard input" 0 '"name":"settings"' sh -c "printf 'myapp://settings\n' | '$tool' match '$dir/good.routes'"
 expect "match: a bad route file" 1 "bad.routes:2:6: empty segment" "$tool" match "$dir/bad.routes" /x
 expect "url" 0 "https://api.example.com:8443/u/9" "$tool" url "$dir/good.routes" tenant host=api.example.com id=9

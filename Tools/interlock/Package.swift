@@ -15,10 +15,13 @@ let package = Package(
         .executableTarget(
             name: "InterlockTool",
             dependencies: [
+                "GlibcBaseline",
                 .product(name: "Interlock", package: "Interlock"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/interlock"
         ),
+        // hypot and hypotf bound to the symbol versions every glibc has (see hypot.c).
+        .target(name: "GlibcBaseline", path: "Sources/GlibcBaseline"),
     ]
 )

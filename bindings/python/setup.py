@@ -2,6 +2,9 @@
 
 - builds libinterlock with the project's CMake build (CMakeLists.txt holds the link flags: SONAME,
   export map, Swift runtime linked statically), strips a copy of it into the package;
+- strips a copy of the `interlock` command the same build makes (Tools/interlock) into the package
+  as interlock/bin/interlock, which the console script `interlock` and `python -m interlock` run
+  (interlock/__main__.py);
 - builds the optional accelerator of Router.match (interlock/_speedups.c, CPython's limited API)
   where a C compiler and Python's headers are at hand; the package runs without it (ctypes);
 - tags the wheel cp39-abi3-<platform> with the accelerator (one build for every CPython from 3.9
@@ -10,7 +13,8 @@
 - puts the project's sources (the CMake build's input) into the sdist under native/, so that the
   sdist builds from itself.
 
-INTERLOCK_LIBRARY=/path/libinterlock.so.X.Y.Z packs that library instead of building one.
+INTERLOCK_LIBRARY=/path/libinterlock.so.X.Y.Z packs that library instead of building one, and
+INTERLOCK_COMMAND=/path/interlock that command (both, or neither).
 INTERLOCK_BUILD_DIR=DIR builds in that CMake build folder (make wheel passes the project's build/).
 """
 
@@ -39,10 +43,11 @@ except ImportError:  # setuptools < 70.1
 HERE = Path(__file__).resolve().parent
 PACKAGE = "interlock"
 LIBRARY = "libinterlock.so"
+COMMAND = "interlock"   # the command's name, and its file in the CMake build's bin/ and the package's
 # What the CMake build reads, copied into the sdist's native/ (Tests because SwiftPM wants the
 # folders of the test targets Package.swift declares; examples/c because CMakeLists.txt has them).
 PROJECT_FILES = ["CMakeLists.txt", "Package.swift", "LICENSE", "cmake", "include", "Sources", "Tests",
-                 "examples/c"]
+                 "examples/c", "Tools/interlock"]
 IGNORED = shutil.ignore_patterns(".build", ".swiftpm", "__pycache__", "*.pyc", ".DS_Store")
 # Commands that build the library; a missing tool stops them before any output of setuptools.
 BUILDING_COMMANDS = {"bdist_wheel", "build", "build_py", "install", "bdist_egg"}
@@ -176,12 +181,16 @@ def run_with_progress(command: list[str], what: str, doing: str) -> None:
     say(f"done in {time.monotonic() - started:.0f} s")
 
 
-def build_library(version: str) -> Path:
-    """The library as the project's CMake build makes it (built or brought up to date)."""
-    prebuilt = os.environ.get("INTERLOCK_LIBRARY")
-    if prebuilt:
-        say(f"packing INTERLOCK_LIBRARY={prebuilt}")
-        return Path(prebuilt)
+def build_library(version: str) -> tuple[Path, Path]:
+    """The library and the `interlock` command as the project's CMake build makes them (built or
+    brought up to date; the command is the build's own, not built a second time)."""
+    prebuilt, prebuilt_command = os.environ.get("INTERLOCK_LIBRARY"), os.environ.get("INTERLOCK_COMMAND")
+    if prebuilt or prebuilt_command:
+        if not (prebuilt and prebuilt_command):
+            raise SystemExit("interlock: INTERLOCK_LIBRARY and INTERLOCK_COMMAND go together: the package "
+                             "carries the library and the interlock command built from the same sources")
+        say(f"packing INTERLOCK_LIBRARY={prebuilt} and INTERLOCK_COMMAND={prebuilt_command}")
+        return Path(prebuilt), Path(prebuilt_command)
     check_can_build()
     root = project_root()
     assert root is not None
@@ -191,24 +200,30 @@ def build_library(version: str) -> Path:
     build_dir = build_folder(root)
     if not (build_dir / "CMakeCache.txt").is_file():
         configure = ["cmake", "-S", str(root), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
-                     "-DBUILD_TESTING=OFF"]
+                     "-DBUILD_TESTING=OFF", "-DILK_BUILD_TOOL=ON"]
         if not os.environ.get("CMAKE_GENERATOR"):
             # Make passes swift build's progress through as it comes; Ninja holds it to the end.
             configure += ["-G", "Unix Makefiles" if shutil.which("make") else "Ninja"]
         run_with_progress(configure, f"Configuring the CMake build of {root} in {build_dir}", "configuring")
     else:
         say(f"reusing the CMake build in {build_dir}")
-    run_with_progress(["cmake", "--build", str(build_dir), "--target", "interlock_build"],
-                      "Building libinterlock with CMake (swift build -c release; about a minute the first time)",
-                      "building libinterlock")
+        if read_cache(build_dir).get("ILK_BUILD_TOOL", "ON").upper() in ("OFF", "0", "FALSE", "NO"):
+            raise SystemExit(f"interlock: the CMake build in {build_dir} does not build the interlock command, "
+                             f"which the package carries: reconfigure it with cmake -DILK_BUILD_TOOL=ON {build_dir}")
+    run_with_progress(["cmake", "--build", str(build_dir), "--target", "interlock_build", "interlock_tool"],
+                      "Building libinterlock and the interlock command with CMake (swift build -c release; "
+                      "a few minutes the first time)", "building libinterlock and the interlock command")
     library = build_dir / "lib" / f"{LIBRARY}.{version}"
-    if not library.is_file():
-        raise SystemExit(f"interlock: the CMake build in {build_dir} made no {library.name} in lib/")
-    return library
+    command = build_dir / "bin" / COMMAND
+    for made, folder in ((library, "lib"), (command, "bin")):
+        if not made.is_file():
+            raise SystemExit(f"interlock: the CMake build in {build_dir} made no {made.name} in {folder}/")
+    return library, command
 
 
 class BuildPyWithLibrary(build_py):
-    """Puts the stripped library into the package (interlock/libinterlock.so, where _native.py looks)."""
+    """Puts the stripped library into the package (interlock/libinterlock.so, where _native.py
+    looks), and the stripped command (interlock/bin/interlock, where __main__.py looks)."""
 
     def run(self) -> None:
         super().run()
@@ -217,17 +232,19 @@ class BuildPyWithLibrary(build_py):
                 stale.unlink()
         if getattr(self, "editable_mode", False):
             return  # an editable install loads the checkout's build/lib (see _native.py)
-        source = build_library(self.distribution.get_version())
-        target = Path(self.build_lib) / PACKAGE / LIBRARY
-        target.parent.mkdir(parents=True, exist_ok=True)
+        library, command = build_library(self.distribution.get_version())
         strip = strip_program()
         if strip is None:
             raise SystemExit("interlock: packing the library needs strip (apt install binutils)")
-        say(f"stripping a copy of {source} into the package")
-        if target.exists():
-            target.unlink()
-        subprocess.run([strip, "--strip-unneeded", "-o", str(target), str(source)], check=True)
-        say(f"{source.stat().st_size // 1024} KiB -> {target.stat().st_size // 1024} KiB")
+        package = Path(self.build_lib) / PACKAGE
+        for source, target in ((library, package / LIBRARY), (command, package / "bin" / COMMAND)):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            say(f"stripping a copy of {source} into the package")
+            if target.exists():
+                target.unlink()
+            subprocess.run([strip, "--strip-unneeded", "-o", str(target), str(source)], check=True)
+            target.chmod(0o755)
+            say(f"{source.stat().st_size // 1024} KiB -> {target.stat().st_size // 1024} KiB")
 
 
 def speedups() -> list[Extension]:

@@ -7,7 +7,8 @@
 // A line is `[METHOD ]pattern`, then `key=value` pairs: `name=` names the route, the others are its
 // data (strings). Tokens are separated by spaces or tabs (a value holds none); `#` at the start of
 // a token begins a comment; blank lines are skipped. The first token is the method when it is
-// upper-case letters and another token follows that is not a `key=value` pair.
+// upper-case letters, and a pattern must follow it: a line holding `GET` alone is refused, not read
+// as the path `/GET` (write `/GET` for that). A method in lower case is refused by name.
 
 /// One route of a route file, as read from its line.
 public struct RouteFileEntry: Sendable, Equatable {
@@ -86,8 +87,17 @@ public enum RouteFile {
             return bytes[t.lowerBound..<eq].allSatisfy { isAlpha($0) || isDigit($0) || $0 == 0x5F || $0 == 0x2D || $0 == 0x2E }
         }
         var next = 1
-        if tokens.count > 1, bytes[first].allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }), !isPair(tokens[1]) {
-            next = 2                                               // "GET /x"
+        if bytes[first].allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) {
+            // "GET /x"; "GET" alone (or before pairs) would otherwise be the path "/GET".
+            guard tokens.count > 1, !isPair(tokens[1]) else {
+                let method = Array(bytes[first]).string
+                throw fail("method '\(method)' with no pattern after it (a path of that name is written '/\(method)')", first.upperBound)
+            }
+            next = 2
+        } else if tokens.count > 1, !isPair(tokens[1]), bytes[first].allSatisfy(isAlpha) {
+            // "get /x": a method, but methods are compared case-sensitively and written upper case.
+            let method = Array(bytes[first]).string
+            throw fail("method '\(method)' must be upper case ('\(method.uppercased())')", first.lowerBound)
         }
         var name: String? = nil
         var data: [RouteFileValue] = []

@@ -57,6 +57,8 @@ class Router(_Changes, _RouteFiles):
     `set_destination`, `destination` and `route_value` _RouteFiles' (_routefiles.py)."""
 
     def __init__(self, case_insensitive: bool = False, strict_slash: bool = False) -> None:
+        """An empty router. `case_insensitive`: literal segments compare ASCII case-insensitively;
+        `strict_slash`: a trailing slash is significant. Close it with `close()` or `with`."""
         handle = c_void_p()
         flags = ((n.CASE_INSENSITIVE if _bool_arg(case_insensitive, "case_insensitive") else 0)
                  | (n.STRICT_SLASH if _bool_arg(strict_slash, "strict_slash") else 0))
@@ -80,9 +82,11 @@ class Router(_Changes, _RouteFiles):
         self._keep.clear()
 
     def __enter__(self) -> "Router":
+        """`with interlock.Router() as router:` gives the router itself, closed at the block's end."""
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        """Closes the router (`close()`) however the `with` block ends; an exception goes on."""
         self.close()
 
     @property

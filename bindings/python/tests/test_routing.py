@@ -256,3 +256,11 @@ def test_matches_on_threads_while_routes_are_added_and_from_inside_a_resolve():
     assert failures == []
     assert len(router) == 302
     assert router.match("/added/299/y", "GET").params == {"x": "y"}
+
+
+def test_every_public_method_of_router_says_what_it_does():
+    """help(interlock.Router) documents each method, `with` included (__enter__, __exit__)."""
+    names = [name for name, value in vars(interlock.Router).items()
+             if callable(value) and (not name.startswith("_") or name in ("__enter__", "__exit__", "__init__"))]
+    assert "__enter__" in names and "__exit__" in names
+    assert [name for name in names if not (getattr(interlock.Router, name).__doc__ or "").strip()] == []

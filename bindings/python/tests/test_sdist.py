@@ -1,6 +1,6 @@
 """The sdist builds from itself: it carries the CMake build's input under native/, and a wheel
-built from it alone (a fresh CMake and Swift build, about a minute; INTERLOCK_TEST_SDIST_BUILD=0
-skips that one) is the same as make wheel's. Where a tool or PCRE2 is missing, building it stops
+built from it alone (a fresh CMake and Swift build of the library and the interlock command, a few
+minutes; INTERLOCK_TEST_SDIST_BUILD=0 skips that one) is the same as make wheel's. Where a tool or PCRE2 is missing, building it stops
 with one message saying what and how to install it."""
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ def test_the_sdist_holds_what_the_cmake_build_reads(built_sdist: Path) -> None:
     for name in ("pyproject.toml", "setup.py", "README.md", "interlock/__init__.py", "interlock/py.typed",
                  "native/CMakeLists.txt", "native/Package.swift", "native/LICENSE",
                  "native/include/interlock.h", "native/Sources/InterlockABI/interlock.map",
-                 "native/Sources/CPCRE2/module.modulemap"):
+                 "native/Sources/CPCRE2/module.modulemap", "native/Tools/interlock/Package.swift"):
         assert name in names, f"the sdist has no {name}"
     # Every source, CMake file and example the checkout has (git's view of the same folders).
-    for folder in ("Sources", "cmake", "include", "examples/c", "Tests"):
+    for folder in ("Sources", "cmake", "include", "examples/c", "Tests", "Tools/interlock"):
         for path in (ROOT / folder).rglob("*"):
             if path.is_file() and "__pycache__" not in path.parts:
                 assert f"native/{path.relative_to(ROOT)}" in names

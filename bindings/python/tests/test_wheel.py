@@ -89,20 +89,21 @@ def test_the_wheel_holds_the_package_the_stripped_library_and_pcre2(built_wheel:
     dist_info = f"interlock-{interlock.__version__}.dist-info/"
     vendored = [n for n in names if n.startswith("interlock.libs/")]
     package = [n for n in names if n.startswith("interlock/")]
-    assert package == ["interlock/__init__.py", "interlock/_abi.py", "interlock/_callbacks.py", "interlock/_changes.py",
-                       "interlock/_door.py", "interlock/_errors.py", "interlock/_interceptors.py", "interlock/_matches.py",
-                       "interlock/_native.py", "interlock/_routefiles.py", "interlock/_router.py", "interlock/_slot.py",
-                       "interlock/_speedups.abi3.so",
+    assert package == ["interlock/__init__.py", "interlock/__main__.py", "interlock/_abi.py", "interlock/_callbacks.py",
+                       "interlock/_changes.py", "interlock/_door.py", "interlock/_errors.py", "interlock/_interceptors.py",
+                       "interlock/_matches.py", "interlock/_native.py", "interlock/_routefiles.py", "interlock/_router.py",
+                       "interlock/_slot.py", "interlock/_speedups.abi3.so",
                        "interlock/_text.py", "interlock/_values.py", "interlock/_web.py", "interlock/_wire.py",
-                       "interlock/asgi.py", "interlock/libinterlock.so", "interlock/py.typed", "interlock/wsgi.py"]
+                       "interlock/asgi.py", "interlock/bin/interlock", "interlock/libinterlock.so", "interlock/py.typed",
+                       "interlock/wsgi.py"]
     assert len(vendored) == 1 and re.fullmatch(r"interlock\.libs/libpcre2-8-[0-9a-f]+\.so[.0-9]*", vendored[0]), vendored
     assert set(names) - set(package) - set(vendored) <= {dist_info + n for n in
                                                          ("METADATA", "WHEEL", "RECORD", "top_level.txt",
-                                                          "sboms/auditwheel.cdx.json")}
+                                                          "entry_points.txt", "sboms/auditwheel.cdx.json")}
     assert {dist_info + "METADATA", dist_info + "WHEEL", dist_info + "RECORD"} <= set(names)
 
     elves = elf_files(built_wheel, tmp_path)
-    assert set(elves) == {"interlock/libinterlock.so", "interlock/_speedups.abi3.so", vendored[0]}
+    assert set(elves) == {"interlock/libinterlock.so", "interlock/_speedups.abi3.so", "interlock/bin/interlock", vendored[0]}
     inside = {Path(name).name for name in elves}
     for name, path in elves.items():
         facts = elf_facts(path)
@@ -112,11 +113,27 @@ def test_the_wheel_holds_the_package_the_stripped_library_and_pcre2(built_wheel:
     library = elf_facts(elves["interlock/libinterlock.so"])
     assert not library["symtab"], "libinterlock.so is not stripped"
     assert Path(vendored[0]).name in library["needed"]
+    command = elf_facts(elves["interlock/bin/interlock"])
+    assert not command["symtab"], "the interlock command is not stripped"
+    assert Path(vendored[0]).name in command["needed"]
+    with zipfile.ZipFile(built_wheel) as archive:
+        assert archive.getinfo("interlock/bin/interlock").external_attr >> 16 & 0o111 == 0o111, "not executable"
+        entry_points = archive.read(dist_info + "entry_points.txt").decode()
+    assert "[console_scripts]\ninterlock = interlock.__main__:main" in entry_points
+
+
+def test_the_command_asks_no_newer_glibc_than_the_library(built_wheel: Path, tmp_path: Path) -> None:
+    """The command would need glibc 2.35 (hypot and hypotf of the Swift Glibc overlay, bound to the
+    newest libm symbol versions) and narrow the wheel's tag; Tools/interlock's GlibcBaseline binds
+    them to the old ones."""
+    elves = elf_files(built_wheel, tmp_path)
+    library, command = (max(elf_facts(elves[name])["glibc"]) for name in ("interlock/libinterlock.so", "interlock/bin/interlock"))
+    assert command <= library, f"the command needs GLIBC_2.{command}, the library GLIBC_2.{library}"
 
 
 def test_the_build_says_what_it_is_doing(built_wheel: Path) -> None:
     log = (built_wheel.parent / "build.log").read_text()
-    for step in ("interlock: Building libinterlock with CMake", "interlock: stripping",
+    for step in ("interlock: Building libinterlock and the interlock command with CMake", "interlock: stripping",
                  "interlock: auditwheel repair", f"interlock: wheel: {built_wheel.name}"):
         assert step in log, f"no {step!r} in the build's output:\n{log}"
 
@@ -166,6 +183,60 @@ def test_installed_wheel_works_without_swift_pcre2_or_build_tools(installed, tmp
     assert out.returncode == 0, out.stderr
     site = next((env_dir / "lib").glob("python3*/site-packages"))
     assert out.stdout.strip() == f"installed {interlock.__version__} {site.resolve() / 'interlock'}"
+
+
+# The command's cases: each subcommand, each exit status (0 all well, 1 problems, 2 unreadable).
+COMMAND_FILES = {
+    "good.routes": "GET /users/:id   name=user  owner=accounts\nmyapp://settings  name=settings\n",
+    "bad.routes": "GET /users/:id\nGET /users/:other\nget /x\nGET\n",
+    "access.log": '1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET /users/7 HTTP/1.1" 200 1\n/nowhere\n/a%zz\n',
+}
+COMMAND_CASES = [   # arguments, exit status, a line the output holds
+    (["--help"], 0, "SUBCOMMANDS:"),
+    (["check", "good.routes"], 0, "2 routes, no problems"),
+    (["check", "bad.routes"], 1, "bad.routes:2:5: 'GET /users/:other' conflicts with 'GET /users/:id' (line 1)"),
+    (["check", "none.routes"], 2, "interlock: cannot read none.routes"),
+    (["explain", "good.routes", "/users/7", "-X", "GET"], 0, "/users/7 -> line 1"),
+    (["match", "good.routes", "-X", "GET", "/users/7", "/nowhere"], 0, '{"uri":"/nowhere","status":"not found"}'),
+    (["match", "good.routes", "/a%zz"], 1, '{"uri":"/a%zz","error":"bad percent-escape in path","offset":2}'),
+    (["url", "good.routes", "user", "id=9"], 0, "/users/9"),
+    (["url", "good.routes", "nope"], 1, "no route is named 'nope'"),
+    (["count", "--json", "good.routes", "access.log"], 0, '"unmatched":[{"request":"/nowhere","count":1}]'),
+    (["nonsense"], 64, "Unexpected argument 'nonsense'"),
+]
+
+
+def reference_command() -> Path:
+    """The command the CMake build made, which the wheel carries a stripped copy of."""
+    for build in (PACKAGE.parents[1] / "build", PACKAGE / "build" / "cmake"):
+        if (build / "bin" / "interlock").is_file():
+            return build / "bin" / "interlock"
+    pytest.fail("no interlock command in the CMake build the wheel was made from")
+
+
+def test_installed_wheel_gives_the_interlock_command(installed, tmp_path: Path) -> None:
+    """`interlock` on PATH (the console script) and `python -m interlock`, in the environment the
+    wheel was installed into and nowhere else, run the command the CMake build makes: the same
+    subcommands, output and exit status."""
+    env_dir, environment = installed
+    for name, text in COMMAND_FILES.items():
+        (tmp_path / name).write_text(text)
+    entry = subprocess.run(["/bin/sh", "-c", "command -v interlock"], env=environment, capture_output=True, text=True)
+    assert entry.stdout.strip() == str(env_dir / "bin" / "interlock")
+    runs = {"script": ["interlock"], "module": [str(env_dir / "bin" / "python"), "-m", "interlock"],
+            "cmake build": [str(reference_command())]}
+    for arguments, status, wanted in COMMAND_CASES:
+        outputs = {}
+        for how, command in runs.items():
+            out = subprocess.run(command + arguments, env=environment, cwd=tmp_path, capture_output=True, text=True)
+            outputs[how] = (out.returncode, out.stdout, out.stderr)
+        assert outputs["script"] == outputs["module"] == outputs["cmake build"], (arguments, outputs)
+        returncode, stdout, stderr = outputs["script"]
+        assert returncode == status and wanted in stdout + stderr, (arguments, outputs["script"])
+    # Standard input reaches the command.
+    out = subprocess.run(["interlock", "match", "good.routes"], input="myapp://settings\n", env=environment,
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0 and '"name":"settings"' in out.stdout, out
 
 
 def test_pip_refuses_the_wheel_for_another_platform(installed, built_wheel: Path, tmp_path: Path) -> None:

@@ -27,9 +27,8 @@ struct Check: ParsableCommand {
             do {
                 for id in try router.load(String(decoding: line, as: UTF8.self)) { lineOf[id] = number }
             } catch {
-                var message = error.message.replacing("line 1, column ", with: "line \(number), column ")
-                for (id, other) in lineOf { message = message.replacing("(route \(id))", with: "(line \(other))") }
-                print(located(file.routes, message))
+                let message = error.message.replacing("line 1, column ", with: "line \(number), column ")
+                print(located(file.routes, naming(message, lineOf)))
                 problems += 1
             }
         }
@@ -39,9 +38,33 @@ struct Check: ParsableCommand {
             print("\(file.routes):\(line):1: '\(route.pattern.source)' never wins '\(uri)': \(by) ('\(winner.pattern)') takes it")
             problems += 1
         }
-        print("\(router.count) routes, \(problems == 0 ? "no problems" : problems == 1 ? "1 problem" : "\(problems) problems")")
+        print("\(counted(router.count, "route")), \(problems == 0 ? "no problems" : counted(problems, "problem"))")
         if problems > 0 { throw ExitCode(1) }
     }
+
+    /// `message` with each "(route N)" of a route from the file as "(line L)". The message is
+    /// scanned once and each id looked up: trying every route of the file on every message made a
+    /// file of many conflicting lines take time in the square of its length.
+    private func naming(_ message: String, _ lineOf: [RouteID: Int]) -> String {
+        var out = ""
+        var rest = message[...]
+        while let open = rest.firstRange(of: "(route ") {
+            let digits = rest[open.upperBound...].prefix(while: \.isASCII).prefix(while: \.isNumber)
+            let close = digits.endIndex
+            guard !digits.isEmpty, close < rest.endIndex, rest[close] == ")",
+                  let id = RouteID(digits), let line = lineOf[id] else {
+                out += rest[..<open.upperBound]
+                rest = rest[open.upperBound...]
+                continue
+            }
+            out += rest[..<open.lowerBound] + "(line \(line))"
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    /// "1 route", "2 routes".
+    private func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// A URI built from `route` (its parameters given sample values) that another route wins, if
     /// one does: the route is then shadowed for that URI, and most likely for all of its own.

@@ -1,6 +1,12 @@
 import ArgumentParser
-import Foundation
 import Interlock
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `interlock count ROUTES LOG`: which routes a log's requests took.
 struct Count: ParsableCommand {
@@ -43,7 +49,7 @@ struct Count: ParsableCommand {
             let n = getline(&buffer, &capacity, input)
             guard n >= 0, let buffer else { break }
             lines += 1
-            if progress && lines % 1_000_000 == 0 { FileHandle.standardError.write(Data("\rcounted \(lines) lines".utf8)) }
+            if progress && lines % 1_000_000 == 0 { write("\rcounted \(lines) lines", to: .error) }
             var length = n
             while length > 0, buffer[length - 1] == 0x0A || buffer[length - 1] == 0x0D { length -= 1 }
             if length == 0 { continue }
@@ -62,7 +68,7 @@ struct Count: ParsableCommand {
                 malformed[error.message, default: (0, lines)].count += 1
             }
         }
-        if progress && lines >= 1_000_000 { FileHandle.standardError.write(Data("\r".utf8)) }
+        if progress && lines >= 1_000_000 { write("\r", to: .error) }
         let routes = router.routes.map { ($0, byRoute[$0.id] ?? 0) }.sorted { $0.1 > $1.1 }
         let misses = unmatched.sorted { $0.value > $1.value }.prefix(top)
         let bad = malformed.sorted { $0.value.count > $1.value.count }.prefix(top)

@@ -1,6 +1,14 @@
 import ArgumentParser
-import Foundation
 import Interlock
+// The C library's stdout and stderr are global variables, which Swift 6 cannot prove safe: the
+// command is one thread.
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+@preconcurrency import Darwin
+#endif
 
 /// `interlock`: route files checked, URIs matched, URLs built and logs counted, from the shell.
 @main
@@ -47,16 +55,30 @@ struct RouteFileOptions: ParsableArguments {
 
 /// The file's text, or one message and exit status 2.
 func readFile(_ path: String) throws -> String {
-    guard let data = FileManager.default.contents(atPath: path) else {
+    guard let bytes = readBytes(path) else {
         printError("interlock: cannot read \(path)")
         throw ExitCode(2)
     }
-    let text: Result<String, InterlockError> = data.withUnsafeBytes { bytes in Result { () throws(InterlockError) in try RouteFile.text(bytes) } }
+    let text: Result<String, InterlockError> = bytes.withUnsafeBytes { bytes in Result { () throws(InterlockError) in try RouteFile.text(bytes) } }
     switch text {
     case .success(let text): return text
     case .failure(let error):
         printError(located(path, error.message))
         throw ExitCode(1)
+    }
+}
+
+/// A file's bytes, or nil if it cannot be opened or read (the C library's calls: the command uses
+/// no Foundation, which would make it, and the wheel that carries it, several times larger).
+private func readBytes(_ path: String) -> [UInt8]? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+        bytes += chunk[..<n]
+        if n < chunk.count { return ferror(file) != 0 ? nil : bytes }
     }
 }
 
@@ -71,7 +93,19 @@ func located(_ path: String, _ message: String) -> String {
 
 /// Writes a line to standard error.
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    write(line + "\n", to: .error)
+}
+
+/// Where `write` writes.
+enum Stream { case output, error }
+
+/// Writes text, NUL bytes included, to standard output (where `print` writes: the same buffer)
+/// or standard error (after standard output's buffer, so that the two come in order).
+func write(_ text: String, to stream: Stream = .output) {
+    if stream == .error { fflush(stdout) }
+    let file = stream == .output ? stdout : stderr
+    var text = text
+    text.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
 }
 
 /// A string as a JSON string literal.
@@ -85,7 +119,12 @@ func json(_ s: String) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         default:
-            if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+            if u.value < 0x20 {
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(u)
+            }
         }
     }
     return out + "\""

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import Interlock
 
 /// `interlock match ROUTES [URI...]`: one JSON answer a line.
@@ -10,7 +9,9 @@ struct Match: ParsableCommand {
             URIs are the arguments, or standard input's lines when there is none or one is "-". Each \
             answer is {"uri", "route", "name", "pattern", "params"} for a match, {"uri", \
             "status": "not found"}, {"uri", "status": "method not allowed", "allowed"}, or \
-            {"uri", "error", "offset"} for a malformed URI.
+            {"uri", "error", "offset"} for a malformed URI. Exit status 0 when every URI was \
+            answered (a URI no route takes is an answer), 1 for a malformed URI (after every \
+            answer) or method, or a bad route file, 2 when a file cannot be read.
             """
     )
 
@@ -24,35 +25,46 @@ struct Match: ParsableCommand {
 
     func run() throws {
         let (router, _) = try file.router()
+        // A malformed method is the command's problem, not each URI's: said once, before any.
+        do {
+            _ = try router.match("/", method: method)
+        } catch where error.code == .invalidArgument {
+            printError("interlock: -X \(json(method ?? "")): \(error.description)")
+            throw ExitCode(1)
+        } catch {}          // anything else about "/" is no problem of the method's
+        var malformed = false
         var out = ""
         out.reserveCapacity(1 << 16)
         func answer(_ uri: String) {
-            out += line(for: uri, router) + "\n"
-            if out.utf8.count >= 1 << 16 { FileHandle.standardOutput.write(Data(out.utf8)); out = "" }
+            let (text, isError) = line(for: uri, router)
+            malformed = malformed || isError
+            out += text + "\n"
+            if out.utf8.count >= 1 << 16 { write(out); out = "" }
         }
         if uris.isEmpty || uris == ["-"] {
             while let uri = readLine(strippingNewline: true) { answer(uri) }
         } else {
             for uri in uris { answer(uri) }
         }
-        FileHandle.standardOutput.write(Data(out.utf8))
+        write(out)
+        if malformed { throw ExitCode(1) }
     }
 
-    /// The JSON answer for one URI.
-    private func line(for uri: String, _ router: Router) -> String {
+    /// The JSON answer for one URI, and whether it is an error.
+    private func line(for uri: String, _ router: Router) -> (String, Bool) {
         do {
             switch try router.match(uri, method: method) {
             case .matched(let m):
                 let params = m.parameters.map { "\(json($0.name)):\(json($0.value))" }.joined(separator: ",")
                 let name = m.name.map(json) ?? "null"
-                return "{\"uri\":\(json(uri)),\"route\":\(m.routeID),\"name\":\(name),\"pattern\":\(json(m.pattern)),\"params\":{\(params)}}"
+                return ("{\"uri\":\(json(uri)),\"route\":\(m.routeID),\"name\":\(name),\"pattern\":\(json(m.pattern)),\"params\":{\(params)}}", false)
             case .notFound:
-                return "{\"uri\":\(json(uri)),\"status\":\"not found\"}"
+                return ("{\"uri\":\(json(uri)),\"status\":\"not found\"}", false)
             case .methodNotAllowed(let allowed):
-                return "{\"uri\":\(json(uri)),\"status\":\"method not allowed\",\"allowed\":[\(allowed.map(json).joined(separator: ","))]}"
+                return ("{\"uri\":\(json(uri)),\"status\":\"method not allowed\",\"allowed\":[\(allowed.map(json).joined(separator: ","))]}", false)
             }
         } catch {
-            return "{\"uri\":\(json(uri)),\"error\":\(json(error.message)),\"offset\":\(error.offset.map(String.init) ?? "null")}"
+            return ("{\"uri\":\(json(uri)),\"error\":\(json(error.message)),\"offset\":\(error.offset.map(String.init) ?? "null")}", true)
         }
     }
 }

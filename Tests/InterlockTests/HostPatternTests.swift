@@ -131,6 +131,22 @@ struct HostPatternTests {
         }
     }
 
+    /// An IPv4 address spelt as resolvers also read it (fewer parts, hex, octal, one number) is the
+    /// address: a route on 127.0.0.1 is not passed by for 127.1.
+    @Test func ipv4AddressesAreOneHostHoweverWritten() throws {
+        for r in Self.routers() {
+            let local = try r.addRoute("https://127.0.0.1/admin")
+            let written = try r.addRoute("https://0x7f.1/other")
+            try r.addRoute("/*rest")
+            for uri in ["https://127.1/admin", "https://2130706433/admin", "https://0177.0.0.1/admin", "https://0x7F.0.0.1./admin"] {
+                #expect(try matchedID(r, uri) == local, "\(uri)")
+                #expect(try r.explain(uri).candidates.first { $0.rejection == nil }?.routeID == local, "\(uri)")
+                #expect(try r.resolve(uri).request.host == "127.0.0.1", "\(uri)")
+            }
+            #expect(try matchedID(r, "https://127.0.0.1/other") == written)
+        }
+    }
+
     @Test func wildcardsTakeHostsSpeltOtherwise() throws {
         for r in Self.routers() {
             let id = try r.addRoute("https://*.example.com/w/:a")
@@ -177,6 +193,9 @@ struct HostPatternTests {
         ("https://[1::2::3]/x", 13, "two '::'"),
         ("https://[fe80::1%25eth0]/x", 16, "zone identifier"),
         ("https://[::1.2.3.4.5]/x", 18, "IPv4"),
+        ("https://*.0.1/x", 10, "wildcard host's suffix cannot end in a number"),
+        ("https://1.2.3.256/x", 14, "out of range"),
+        ("https://a.1/x", 8, "not an IPv4 address"),
     ]
 
     @Test(arguments: badPatternHosts)

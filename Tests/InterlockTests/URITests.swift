@@ -235,6 +235,14 @@ struct URITests {
         ("https://[]/", 8, "empty IP literal"),
         ("https://[v1]/", 11, "IPvFuture"),
         ("https://[::g]/", 11, "invalid character in IP literal"),
+        ("https://1.2.3.256/", 14, "out of range"),
+        ("https://256.1/", 8, "out of range"),
+        ("https://1.2.65536/", 12, "out of range"),
+        ("https://4294967296/", 8, "out of range"),
+        ("https://1.2.3.4.5/", 16, "not an IPv4 address"),
+        ("https://a.1/", 8, "not an IPv4 address"),
+        ("https://09/", 8, "not an IPv4 address"),
+        ("https://0x1g.1/", 8, "not an IPv4 address"),
     ]
 
     @Test(arguments: malformed)
@@ -309,6 +317,24 @@ struct URITests {
         ("https://[::0.0.0.1]/", "[::1]"),
         ("https://[v1F.Ab:C]/", "[v1f.ab:c]"),
         ("myapp://Host/x", nil),
+        // A name ending in a number is an IPv4 address, as resolvers read one.
+        ("https://127.0.0.1/", "127.0.0.1"),
+        ("https://127.1/", "127.0.0.1"),
+        ("https://0x7f.0.0.1/", "127.0.0.1"),
+        ("https://0X7F.1/", "127.0.0.1"),
+        ("https://2130706433/", "127.0.0.1"),
+        ("https://0177.0.0.1/", "127.0.0.1"),
+        ("https://%31%32%37.0.0.1/", "127.0.0.1"),
+        ("https://1.2.3.4./", "1.2.3.4"),
+        ("https://1.2.3.0x4/", "1.2.3.4"),
+        ("https://0/", "0.0.0.0"),
+        ("https://0x/", "0.0.0.0"),
+        ("https://255.255.255.255/", "255.255.255.255"),
+        ("https://1.2.65535/", "1.2.255.255"),
+        ("https://a.1x/", "a.1x"),
+        ("https://1x.example/", "1x.example"),
+        ("https://0x1g/", "0x1g"),
+        ("https://1.0x/", "1.0.0.0"),
     ]
 
     @Test(arguments: hosts)

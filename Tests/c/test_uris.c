@@ -2,7 +2,7 @@
  * not UTF-8 in the user info (which takes no part in routing) is ILK_EURI at ilk_router_match,
  * ilk_router_match_packed, both batch doors, ilk_router_resolve and ilk_router_explain, as it is
  * in the path; a host spelt otherwise (escapes, case, a trailing dot, an IPv6 literal written
- * long) is the same host at each door. */
+ * long, an IPv4 address in a resolver's shorthand) is the same host at each door. */
 #include "interlock.h"
 #include "check.h"
 #include <stdint.h>
@@ -87,21 +87,24 @@ static void test_hosts_spelt_otherwise(void) {
     {"https://%41DMIN.Example.COM.:443/x", "admin.example.com"},
     {"https://[0:0:0:0:0:0:0:1]/x", "[::1]"},
     {"https://[::0.0.0.1]/x", "[::1]"},
+    {"https://127.1/x", "127.0.0.1"},
+    {"https://0x7f.0.0.1./x", "127.0.0.1"},
   };
   ilk_router *r;
   ilk_match *m;
   ilk_result *res;
-  uint32_t admin, loopback, any;
+  uint32_t admin, loopback, local, any;
   char out[4096];
   size_t i;
   ilk_router_new(&r, 0);
   ilk_match_new(&m);
   CHECK_EQ_INT(ilk_router_add_route(r, "https://Admin.Example.com./*rest", NULL, NULL, NULL, &admin), ILK_OK);
   CHECK_EQ_INT(ilk_router_add_route(r, "https://[::1]/*rest", NULL, NULL, NULL, &loopback), ILK_OK);
+  CHECK_EQ_INT(ilk_router_add_route(r, "https://127.0.0.1/*rest", NULL, NULL, NULL, &local), ILK_OK);
   CHECK_EQ_INT(ilk_router_add_route(r, "/*rest", NULL, NULL, NULL, &any), ILK_OK);
   for (i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
     const char *uri = spellings[i][0], *host = spellings[i][1];
-    uint32_t want = host[0] == '[' ? loopback : admin;
+    uint32_t want = host[0] == '[' ? loopback : host[0] == '1' ? local : admin;
     char takes[64];
     CHECK_EQ_INT(ilk_router_match(r, NULL, uri, strlen(uri), m), ILK_OK);
     CHECK_EQ_INT(ilk_match_route_id(m), want);

@@ -137,7 +137,12 @@ struct PatternParser {
             }
             host = try withBytes(bytes) { (b) throws(InterlockError) in
                 let (kept, _) = try HostName.checkName(b, nameStart..<nameEnd, subDelims: false, code: .pattern)
-                return [UInt8](unsafeUninitializedCapacity: kept.count) { buffer, count in
+                // A name ending in a number is an IPv4 address: whole, never a wildcard's suffix.
+                let address = try HostName.ipv4(b, kept, code: .pattern)
+                if wildcard && address != nil {
+                    throw fail("a wildcard host's suffix cannot end in a number (an IPv4 address)", nameStart)
+                }
+                return [UInt8](unsafeUninitializedCapacity: kept.count + HostName.growth) { buffer, count in
                     count = buffer.baseAddress.map { HostName.writeName(b, kept, into: $0) } ?? 0
                 }
             }

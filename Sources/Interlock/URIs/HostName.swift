@@ -4,6 +4,9 @@
 //   - a name: escapes are decoded (each must decode to a byte a name may hold: unreserved or a
 //     sub-delim; anything else, non-ASCII included, is refused), letters lower-cased, one
 //     trailing dot dropped; an empty label (`a..b`, `.a`, `a..`) is refused;
+//   - a name whose last label is a number (decimal, or hex after "0x") is an IPv4 address, as
+//     resolvers and the WHATWG URL parser read it (`127.1`, `0x7f.0.0.1`, `2130706433`, `0177.0.0.1`
+//     are `127.0.0.1`): written in dotted decimal, or refused if it is not one;
 //   - an IPv6 literal: written as RFC 5952 has it (lower case, no leading zeros, the longest run
 //     of two or more zero groups, the first of equals, as "::"; an embedded IPv4 as two groups);
 //     a zone identifier (`%25eth0`) is refused;
@@ -12,9 +15,10 @@
 /// Checks and writes hosts, for the URI parser (`ErrorCode.uri`) and the pattern parser
 /// (`ErrorCode.pattern`) alike.
 enum HostName {
-    /// The most bytes a normalized host may take beyond its raw spelling: an IPv6 literal that
-    /// compressed a single zero group ("1::2:3:4:5:6:7") is written with it ("1:0:2:3:4:5:6:7").
-    static let growth = 1
+    /// The most bytes a normalized host may take beyond its raw spelling: an IPv4 address of one
+    /// byte ("0") is written with fifteen ("0.0.0.0" at most "255.255.255.255"); an IPv6 literal
+    /// that compressed a single zero group ("1::2:3:4:5:6:7") grows by one ("1:0:2:3:4:5:6:7").
+    static let growth = 14
 
     /// A sub-delim (RFC 3986): may stand in a name, bare or escaped.
     @inline(__always) static func isSubDelim(_ c: UInt8) -> Bool {
@@ -73,9 +77,109 @@ enum HostName {
         return (labelBytes == 0 && p > r.lowerBound ? r.lowerBound..<lastDot : r, escaped)
     }
 
+    /// The byte at `p` of the name at `r` of `s`, decoded if an escape, and where the next begins.
+    @inline(__always) private static func decoded(_ s: UnsafeRawBufferPointer, _ p: Int, _ r: Range<Int>) -> (UInt8, Int) {
+        if s[p] == percent, p + 2 < r.upperBound, let h = hexValue(s[p + 1]), let l = hexValue(s[p + 2]) {
+            return (h << 4 | l, p + 3)
+        }
+        return (s[p], p + 1)
+    }
+
+    /// The IPv4 address the name at `r` of `s` (checked by `checkName`, its trailing dot dropped)
+    /// is, as the WHATWG URL parser reads one: nil unless its last label is a number (decimal
+    /// digits, or "0x" and hex digits); then one to four labels, each decimal, hex after "0x" or
+    /// octal after "0", all but the last at most 255 and the last filling the bytes left.
+    ///
+    /// - Throws: `code` for a name that ends in a number but is no IPv4 address.
+    static func ipv4(_ s: UnsafeRawBufferPointer, _ r: Range<Int>, code: ErrorCode) throws(InterlockError) -> UInt32? {
+        // The last label: where it starts, and whether it is a number.
+        var p = r.lowerBound, last = r.lowerBound
+        while p < r.upperBound {
+            let (c, next) = decoded(s, p, r)
+            if c == 0x2E { last = next }
+            p = next
+        }
+        guard try number(s, last..<r.upperBound, code: code, label: false) != nil else { return nil }
+        var value: UInt64 = 0, parts = 0
+        var start = r.lowerBound
+        p = r.lowerBound
+        while true {
+            let end = p == r.upperBound
+            let (c, next) = end ? (0x2E, p) : decoded(s, p, r)
+            if c == 0x2E {
+                parts += 1
+                guard parts <= 4, let n = try number(s, start..<p, code: code, label: true) else {
+                    throw InterlockError(code, "host ends in a number but is not an IPv4 address", offset: start)
+                }
+                if end {
+                    // The last number fills the bytes the others left.
+                    guard n < UInt64(1) << (8 * (5 - parts)) else {
+                        throw InterlockError(code, "IPv4 address in host is out of range", offset: start)
+                    }
+                    return UInt32(truncatingIfNeeded: value << (8 * (5 - parts)) | n)
+                }
+                guard n <= 255 else { throw InterlockError(code, "IPv4 address in host is out of range", offset: start) }
+                value = value << 8 | n
+                p = next
+                start = next
+                continue
+            }
+            p = next
+        }
+    }
+
+    /// The number the label at `r` of `s` spells (decimal; hex after "0x"; octal after "0" if it
+    /// is a whole `label` of the address: the last label counts as a number either way), or nil.
+    /// Past 2^32 it stays there: no address part is that large.
+    private static func number(_ s: UnsafeRawBufferPointer, _ r: Range<Int>, code: ErrorCode, label: Bool) throws(InterlockError) -> UInt64? {
+        guard !r.isEmpty else { return nil }
+        var p = r.lowerBound
+        var (c, next) = decoded(s, p, r)
+        var radix: UInt64 = 10
+        if c == 0x30, next < r.upperBound {
+            let (x, after) = decoded(s, next, r)
+            if x | 0x20 == 0x78 { radix = 16; p = after } else { radix = label ? 8 : 10; p = next }
+        }
+        var value: UInt64 = 0
+        while p < r.upperBound {
+            (c, next) = decoded(s, p, r)
+            guard let d = hexValue(c), UInt64(d) < radix else {
+                return nil
+            }
+            value = min(value * radix + UInt64(d), UInt64(1) << 33)
+            p = next
+        }
+        return value
+    }
+
+    /// Writes `address` in dotted decimal to `out`; returns the bytes written (at most 15).
+    static func writeIPv4(_ address: UInt32, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var o = 0
+        for k in 0..<4 {
+            if k > 0 { out[o] = 0x2E; o += 1 }
+            let b = UInt8(truncatingIfNeeded: address >> (24 - 8 * k))
+            if b >= 100 { out[o] = 0x30 + b / 100; o += 1 }
+            if b >= 10 { out[o] = 0x30 + b / 10 % 10; o += 1 }
+            out[o] = 0x30 + b % 10; o += 1
+        }
+        return o
+    }
+
+    /// Whether the name at `r` of `s` is `address` written in dotted decimal already.
+    static func isDotted(_ address: UInt32, _ s: UnsafeRawBufferPointer, _ r: Range<Int>) -> Bool {
+        guard r.count <= 15 else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15) { buffer in
+            guard let out = buffer.baseAddress else { return false }
+            let n = writeIPv4(address, into: out)
+            return n == r.count && (0..<n).allSatisfy { out[$0] == s[r.lowerBound + $0] }
+        }
+    }
+
     /// Writes the name at `r` of `s` (checked by `checkName`, its trailing dot dropped) decoded
-    /// and lower-cased to `out`; returns the bytes written (at most `r.count`).
+    /// and lower-cased to `out`, or as the IPv4 address it is; returns the bytes written (at most
+    /// `r.count + growth`).
     static func writeName(_ s: UnsafeRawBufferPointer, _ r: Range<Int>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        if let address = try? ipv4(s, r, code: .uri) { return writeIPv4(address, into: out) }
         var p = r.lowerBound, o = 0
         while p < r.upperBound {
             var c = s[p]
@@ -162,7 +266,7 @@ enum HostName {
             }
             if q < end, s[q] == 0x2E {      // the last 32 bits as an IPv4 address
                 guard count <= 6 else { throw bad("IPv6 address has more than eight groups", p) }
-                let v4 = try ipv4(s, p..<end, code: code)
+                let v4 = try dottedQuad(s, p..<end, code: code)
                 groups[count] = UInt16(v4 >> 16); groups[count + 1] = UInt16(v4 & 0xFFFF)
                 count += 2
                 p = end
@@ -197,7 +301,7 @@ enum HostName {
     }
 
     /// The IPv4 address at `r` of `s`: four decimal numbers of 0-255 without leading zeros.
-    private static func ipv4(_ s: UnsafeRawBufferPointer, _ r: Range<Int>, code: ErrorCode) throws(InterlockError) -> UInt32 {
+    private static func dottedQuad(_ s: UnsafeRawBufferPointer, _ r: Range<Int>, code: ErrorCode) throws(InterlockError) -> UInt32 {
         var value: UInt32 = 0
         var p = r.lowerBound
         for part in 0..<4 {

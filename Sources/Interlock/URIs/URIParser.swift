@@ -16,7 +16,8 @@ struct URISpans {
     var port: Range<Int>? = nil
     var query: Range<Int>? = nil
     var fragment: Range<Int>? = nil
-    /// Whether the host's normalized form is its bytes lower-cased (no escape, no IP literal);
+    /// Whether the host's normalized form is its bytes lower-cased (no escape, no IP literal, no
+    /// IPv4 address spelt otherwise than in dotted decimal);
     /// else `URIParser.writeHost` writes it. `host` leaves out a trailing dot either way.
     var hostIsPlain = true
     /// Length of the normalized path written to the output buffer.
@@ -238,7 +239,11 @@ enum URIParser {
         } else {
             let (kept, escaped) = try HostName.checkName(input, hostStart..<hostEnd, subDelims: true, code: .uri)
             spans.host = kept
-            spans.hostIsPlain = !escaped
+            if let address = try HostName.ipv4(input, kept, code: .uri) {
+                spans.hostIsPlain = !escaped && HostName.isDotted(address, input, kept)
+            } else {
+                spans.hostIsPlain = !escaped
+            }
         }
         return end
     }

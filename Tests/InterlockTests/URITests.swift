@@ -273,6 +273,11 @@ struct URITests {
             (Array("https://x.example.com:8".utf8) + [0xFF] + Array("/w/v".utf8), 23, "port"),
             (Array("https://x.example.com/w/v?a=".utf8) + [0xFF], 28, "query is not valid UTF-8"),
             (Array("https://x.example.com/w/v#".utf8) + [0x7F], 26, "control byte in fragment"),
+            // A sequence of a byte and escapes decodes to UTF-8, but the URI is not UTF-8 text.
+            (Array("s@s".utf8) + [0xDB] + Array("%8f)v".utf8), 3, "path is not valid UTF-8"),
+            (Array("/a?q=".utf8) + [0xC3] + Array("%A9".utf8), 5, "query is not valid UTF-8"),
+            (Array("/a?q=%C3".utf8) + [0xA9], 5, "query is not valid UTF-8"),
+            (Array("https://u".utf8) + [0xC3] + Array("%A9@x.example.com/".utf8), 9, "user info is not valid UTF-8"),
         ]
         let out = UnsafeMutablePointer<UInt8>.allocate(capacity: URIParser.outputCapacity(for: 64))
         defer { out.deallocate() }

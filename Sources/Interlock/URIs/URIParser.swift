@@ -367,13 +367,13 @@ enum URIParser {
                     }
                     let v = h << 4 | l
                     if v == 0 { throw InterlockError(.uri, "percent-escape decodes to NUL", offset: i) }
-                    guard utf8.feed(v, at: i) else { throw InterlockError(.uri, "path is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
+                    guard utf8.feed(v, at: i, escaped: true) else { throw InterlockError(.uri, "path is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
                     emit(v, bare: isUnreserved(v))
                     i += 3
                     continue
                 }
                 if isControl(c) { throw InterlockError(.uri, "control byte in path", offset: i) }
-                guard utf8.feed(c, at: i) else { throw InterlockError(.uri, "path is not valid UTF-8", offset: utf8.sequenceStart) }
+                guard utf8.feed(c, at: i, escaped: false) else { throw InterlockError(.uri, "path is not valid UTF-8", offset: utf8.sequenceStart) }
                 emit(c, bare: isPathChar(c))
                 i += 1
             }
@@ -410,7 +410,7 @@ enum URIParser {
                 }
                 c = h << 4 | l
                 if c == 0 { throw InterlockError(.uri, "percent-escape decodes to NUL", offset: i) }
-                guard utf8.feed(c, at: i) else { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
+                guard utf8.feed(c, at: i, escaped: true) else { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
                 i += 3
                 continue
             }
@@ -418,7 +418,7 @@ enum URIParser {
             if c == 0x26 || c == 0x3D {  // '&' and '=' end a key or value: no sequence spans them
                 if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
             }
-            guard utf8.feed(c, at: i) else { throw InterlockError(.uri, "\(what) is not valid UTF-8", offset: utf8.sequenceStart) }
+            guard utf8.feed(c, at: i, escaped: false) else { throw InterlockError(.uri, "\(what) is not valid UTF-8", offset: utf8.sequenceStart) }
             i += 1
         }
         if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }

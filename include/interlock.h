@@ -791,7 +791,9 @@ const char *ilk_request_uri(const ilk_request *request);
 const char *ilk_request_method(const ilk_request *request);
 /** The scheme, lower-cased, or NULL for a path without one. */
 const char *ilk_request_scheme(const ilk_request *request);
-/** The host, lower-cased, or NULL (only http, https, ws and wss URIs have a host). */
+/** The host, normalized as the README's URIs section says (lower-cased, escapes decoded, a
+ * trailing dot dropped, an IPv6 literal as RFC 5952 writes it), or NULL (only http, https, ws and
+ * wss URIs have a host). */
 const char *ilk_request_host(const ilk_request *request);
 /** The port, or NULL. */
 const char *ilk_request_port(const ilk_request *request);

@@ -385,7 +385,7 @@ public final class Matcher {
         return allowedCount == 0 ? .notFound : .methodNotAllowed
     }
 
-    /// Writes the URI's scheme, "\n" and host at `n` in the subject, lower-cased, and after a host
+    /// Writes the URI's scheme, "\n" and host at `n` in the subject, normalized, and after a host
     /// "\n" and its port; returns the scheme's length, where the host ends and where the tail
     /// ends. Out of line: most lookups are of bare paths.
     @inline(never) private func writeSchemeAndHost(_ uri: UnsafeRawBufferPointer, at start: Int) -> (Int, Int, Int) {
@@ -394,7 +394,11 @@ public final class Matcher {
         let schemeLength = n - start
         subject[n] = newline; n += 1
         guard let h = spans.host else { return (schemeLength, n, n) }
-        for i in h { subject[n] = lowercased(uri[i]); n += 1 }
+        if spans.hostIsPlain {
+            for i in h { subject[n] = lowercased(uri[i]); n += 1 }
+        } else {
+            n += URIParser.writeHost(uri, spans, into: subject + n)
+        }
         let hostEnd = n
         subject[n] = newline; n += 1
         n = writePort(uri, scheme: start..<(start + schemeLength), at: n)

@@ -126,6 +126,20 @@ extension Router {
     }
 }
 
+extension Router {
+    /// `explain` for the URI in `bytes` (the C door's): one that is not UTF-8 is refused as a
+    /// lookup refuses it, naming the part and the byte where.
+    package func explain(bytes: UnsafeRawBufferPointer, method: String?) throws(InterlockError) -> MatchExplanation {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let out = UnsafeMutablePointer<UInt8>.allocate(capacity: URIParser.outputCapacity(for: bytes.count))
+            defer { out.deallocate() }
+            _ = try URIParser.parse(bytes, strictSlash: false, into: out)
+            throw InterlockError(.uri, "URI is not valid UTF-8")    // never: the parse checks every part
+        }
+        return try explain(text, method: method)
+    }
+}
+
 /// A request's parts as an explanation reads them: the normalized path's segments, the scheme,
 /// host and port (the URI's, or the scheme's default), the method.
 struct ExplainedRequest {
@@ -141,7 +155,7 @@ struct ExplainedRequest {
         let path = Array(UnsafeBufferPointer(start: out, count: spans.pathLength))
         segments = path.isEmpty ? [] : path.dropFirst().split(separator: slash, omittingEmptySubsequences: false).map(Array.init)
         scheme = spans.scheme.map { bytes[$0].map(lowercased).string }
-        host = spans.host.map { bytes[$0].map(lowercased).string }
+        host = bytes.withUnsafeBytes { URIParser.normalizedHost($0, spans) }?.string
         if let p = spans.port {
             port = Int(Array(bytes[p]).string) ?? Int.max
         } else if let s = scheme, host != nil {

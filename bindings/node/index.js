@@ -119,8 +119,35 @@ const proto = Router.prototype;
 const explainJSON = proto.explainJSON;
 const addInterceptor = proto.addInterceptor;
 const addFilter = proto.addFilter;
+const matchRaw = proto.matchRaw;
+const routeInfo = proto.routeInfo;
 delete proto.explainJSON;
 delete proto.addInterceptor;
+delete proto.matchRaw;
+delete proto.routeInfo;
+
+// The lookup's scratch (the addon's layout, src/addon.h): the route's id, its parameter count,
+// its generation, then each parameter's name index and value end.
+const scratch = native.scratch;
+// What a router keeps of each route for match (routeInfo: name, pattern, parameter names, data,
+// generation), by id, on the router object itself, so that data holding the router is no root.
+const kRoutes = Symbol('interlock.routes');
+
+function routeFor(router, id) {
+  let routes = router[kRoutes];
+  if (routes === undefined) {
+    routes = [];
+    Object.defineProperty(router, kRoutes, { value: routes });
+  }
+  let route = routes[id];
+  if (route === undefined || route.generation !== scratch[2]) {
+    route = routeInfo.call(router, id);
+    // A parameter called __proto__ would set the prototype of a plain object: define it instead.
+    route.plain = !route.names.includes('__proto__');
+    routes[id] = route;
+  }
+  return route;
+}
 
 function optionsArg(options, what) {
   if (options === undefined || options === null) return {};
@@ -138,6 +165,29 @@ function labelOf(fn, options) {
 }
 
 Object.defineProperties(proto, {
+  /** match(uri, method?) -> { id, name, pattern, params, data } or null; throws
+   *  MethodNotAllowedError (with `allowed`) when routes take the path under other methods only. */
+  match: {
+    value: function match(uri, method) {
+      const values = matchRaw.call(this, uri, method);
+      if (values === null) return null;
+      const id = scratch[0];
+      const count = scratch[1];
+      const route = routeFor(this, id);
+      const names = route.names;
+      const params = {};
+      let start = 0;
+      for (let i = 0; i < count; i++) {
+        const end = scratch[4 + 2 * i];
+        if (route.plain) params[names[scratch[3 + 2 * i]]] = values.slice(start, end);
+        else Object.defineProperty(params, names[scratch[3 + 2 * i]], { value: values.slice(start, end), enumerable: true, writable: true, configurable: true });
+        start = end;
+      }
+      return { id, name: route.name, pattern: route.pattern, params, data: route.data };
+    },
+    writable: true,
+    configurable: true,
+  },
   /** explain(uri, method?): why the URI ends where it does (the library's ilk_router_explain). */
   explain: {
     value: function explain(uri, method) {

@@ -32,8 +32,9 @@ static void free_env(napi_env env, void *data, void *hint) {
   delete_ref(env, &a->request_class);
   delete_ref(env, &a->slots_key);
   ilk_match_free(a->match);
+  delete_ref(env, &a->scratch_array);
   free(a->params);
-  free(a->text);
+  free(a->values);
   free(a);
 }
 
@@ -78,9 +79,11 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     return NULL;
   }
   a->params = malloc(PARAMS_CAPACITY);
-  if (a->params == NULL || ilk_match_new(&a->match) != ILK_OK ||
+  a->values = malloc(PARAMS_CAPACITY);
+  if (a->params == NULL || a->values == NULL || ilk_match_new(&a->match) != ILK_OK ||
       ilk_match_set_buffer(a->match, a->params, PARAMS_CAPACITY - 16) != ILK_OK) {
     free(a->params);
+    free(a->values);
     ilk_match_free(a->match);
     free(a);
     napi_throw_error(env, "ILK_ENOMEM", "interlock: cannot make lookup state");
@@ -96,11 +99,17 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   NAPI_OK(napi_create_symbol(env, description, &symbol));
   NAPI_OK(napi_create_reference(env, symbol, 1, &a->slots_key));
 
+  napi_value buffer, scratch;
+  NAPI_OK(napi_create_arraybuffer(env, SCRATCH_LENGTH * sizeof(uint32_t), (void **)&a->scratch, &buffer));
+  NAPI_OK(napi_create_typedarray(env, napi_uint32_array, SCRATCH_LENGTH, buffer, 0, &scratch));
+  NAPI_OK(napi_create_reference(env, scratch, 1, &a->scratch_array));
+
   napi_value router_class = define_router_class(env);
   if (router_class == NULL) return NULL;
   napi_property_descriptor props[] = {
       {"Router", NULL, NULL, NULL, NULL, router_class, napi_enumerable, NULL},
       {"constants", NULL, NULL, NULL, NULL, make_constants(env), napi_enumerable, NULL},
+      {"scratch", NULL, NULL, NULL, NULL, scratch, napi_enumerable, NULL},
       {"setup", NULL, setup, NULL, NULL, NULL, napi_enumerable, NULL},
       {"version", NULL, version, NULL, NULL, NULL, napi_enumerable, NULL},
   };

@@ -32,21 +32,38 @@ typedef struct addon_env {
   ilk_match *match;
   char *params;          /* ilk_match_set_buffer's buffer: the packed parameters of a lookup */
   size_t params_capacity;
-  char *text;            /* the UTF-8 of an argument too long for the stack */
-  size_t text_capacity;
+  char *values;          /* a lookup's parameter values, one after the other */
+  uint32_t *scratch;     /* SCRATCH_LENGTH uint32s, the data of a Uint32Array index.js reads */
+  napi_ref scratch_array;
   napi_ref errors;       /* { ILK_EPATTERN: PatternError, ..., TypeError-like classes } */
   napi_ref response_class, redirect_class, abort_class, request_class;
   napi_ref slots_key;    /* the symbol under which a router keeps its callbacks and data */
   resolve_frame *frame;  /* the innermost resolve under way on this thread, or NULL */
 } addon_env;
 
-/* A route as the router's JavaScript side last saw it: whether its name and pattern are made as
- * JavaScript strings (in the router's `strings` array, at 2 * id and 2 * id + 1, once after the
- * route last changed), and the slot of its data (0: none). */
+/* What the addon knows of a route for lookups: whether its name and pattern are made as JavaScript
+ * strings (in the router's `strings` array, at 2 * id and 2 * id + 1), the slot of its data (0:
+ * none), the parameter names its lookups bound so far (a lookup reports each parameter by its
+ * index here), and its generation: a number, new whenever any of that changes, by which index.js
+ * knows that what it keeps of the route (routeInfo) is still right. */
 typedef struct route_cache {
   uint32_t strings_made;
   uint32_t data_slot;
+  uint32_t generation;
+  uint32_t name_count;
+  char **names;
 } route_cache;
+
+/* The layout of the lookup scratch (a Uint32Array shared with index.js, per environment): the
+ * matched route's id, its parameter count, its generation, then for each parameter the index of
+ * its name and the end of its value in the values string (UTF-16 code units). */
+enum {
+  SCRATCH_ID = 0,
+  SCRATCH_COUNT = 1,
+  SCRATCH_GENERATION = 2,
+  SCRATCH_PARAMS = 3,
+  SCRATCH_LENGTH = SCRATCH_PARAMS + 2 * 256
+};
 
 /* The native side of a Router. Callbacks and route data live in a JavaScript array on the router
  * object (under env->slots_key), so that a closure that holds the router is no root keeping it
@@ -60,6 +77,7 @@ typedef struct router_native {
   uint32_t routes_capacity;
   uint32_t next_slot;
   uint32_t last_id;       /* the highest route id given */
+  uint32_t generation;    /* the last generation given to a route */
 } router_native;
 
 /* What the library holds for a callback or a route's data: where to find the JavaScript value. */
@@ -110,7 +128,9 @@ long param_arrays(napi_env env, napi_value params, const char ***names, const ch
 int method_arg(napi_env env, napi_value v, char *stack, size_t stack_len, text_arg *out);
 
 /* match.c */
-napi_value router_match(napi_env env, napi_callback_info info);
+napi_value router_match_raw(napi_env env, napi_callback_info info);
+napi_value router_route_info(napi_env env, napi_callback_info info);
+void route_cache_reset(route_cache *c, uint32_t generation);
 int route_strings(napi_env env, router_native *r, uint32_t id, napi_value *name, napi_value *pattern);
 
 /* pipeline.c */

@@ -1,15 +1,16 @@
-/* Router.prototype.match: the fast path. One library call (ilk_router_match_packed, the route's id
- * and its parameters packed in the thread's buffer), then the answer built with few N-API calls:
- * the route's name and pattern made once per route as JavaScript strings, the parameters' object
- * in one napi_define_properties. */
+/* The fast path under Router.prototype.match. One library call (ilk_router_match_packed: the
+ * route's id, and its parameters packed in the thread's buffer), then one JavaScript string of
+ * the parameters' values, one after the other; the route's id, its generation, and each
+ * parameter's name (an index into the route's names) and end go to the thread's scratch array.
+ * index.js makes the answer from them with what it keeps of the route (routeInfo): making the
+ * object in JavaScript costs a fraction of making it through N-API, which internalizes every
+ * property name at every call. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "addon.h"
 
-/* The most parameters a route binds (the library's limit, interlock.h's ilk_router_add_route). */
-#define MAX_PARAMS 256
 
 /* Route `id`'s name (or null) and pattern, made once after the route last changed. */
 int route_strings(napi_env env, router_native *r, uint32_t id, napi_value *name, napi_value *pattern) {
@@ -61,47 +62,31 @@ static napi_value throw_not_allowed(napi_env env, ilk_match *m, const char *uri,
   return NULL;
 }
 
-/* The parameters' object from the packed "name\0value\0..." text of `len` bytes. */
-static napi_value packed_params(napi_env env, const char *text, size_t len) {
-  napi_property_descriptor props[MAX_PARAMS];
-  size_t count = 0;
-  const char *at = text, *end = text + len;
-  while (at < end && count < MAX_PARAMS) {
-    const char *name = at;
-    at += strlen(at) + 1;
-    const char *value = at;
-    size_t value_len = strlen(value);
-    at += value_len + 1;
-    napi_value v;
-    if (napi_create_string_utf8(env, value, value_len, &v) != napi_ok) return NULL;
-    props[count++] = (napi_property_descriptor){name, NULL, NULL, NULL, NULL, v, napi_default_jsproperty, NULL};
-  }
-  napi_value out;
-  NAPI_OK(napi_create_object(env, &out));
-  if (count) NAPI_OK(napi_define_properties(env, out, count, props));
-  return out;
+void route_cache_reset(route_cache *c, uint32_t generation) {
+  for (uint32_t i = 0; i < c->name_count; i++) free(c->names[i]);
+  free(c->names);
+  c->names = NULL;
+  c->name_count = 0;
+  c->strings_made = 0;
+  c->generation = generation;
 }
 
-/* The parameters' object read one by one (when they did not fit the packed buffer). */
-static napi_value each_param(napi_env env, ilk_match *m) {
-  napi_value out;
-  NAPI_OK(napi_create_object(env, &out));
-  size_t count = ilk_match_param_count(m);
-  for (size_t i = 0; i < count; i++) {
-    const char *name, *value;
-    size_t name_len, value_len;
-    if (ilk_match_param_at(m, i, &name, &name_len, &value, &value_len) != ILK_OK) continue;
-    napi_value v = make_string_n(env, value, value_len);
-    napi_property_descriptor p = {name, NULL, NULL, NULL, NULL, v, napi_default_jsproperty, NULL};
-    if (v == NULL) return NULL;
-    NAPI_OK(napi_define_properties(env, out, 1, &p));
+/* The index of parameter name `name` in the route's names, added if new (a new generation). */
+static long name_index(router_native *r, route_cache *c, const char *name, size_t len) {
+  for (uint32_t i = 0; i < c->name_count; i++) {
+    if (strncmp(c->names[i], name, len) == 0 && c->names[i][len] == 0) return i;
   }
-  return out;
+  char **grown = realloc(c->names, (c->name_count + 1) * sizeof *grown);
+  if (grown == NULL) return -1;
+  c->names = grown;
+  if ((c->names[c->name_count] = strndup(name, len)) == NULL) return -1;
+  c->generation = ++r->generation;
+  return c->name_count++;
 }
 
-/* match(uri, method?) -> { id, name, pattern, params, data } | null; MethodNotAllowedError when
+/* matchRaw(uri, method?) -> the values string, or null for no route; MethodNotAllowedError when
  * routes take the path under other methods only. */
-napi_value router_match(napi_env env, napi_callback_info info) {
+napi_value router_match_raw(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2] = {NULL, NULL};
   router_native *r = router_of(env, info, &argc, argv, NULL);
@@ -120,25 +105,59 @@ napi_value router_match(napi_env env, napi_callback_info info) {
   if (got >= ((int64_t)1 << 32)) {
     uint32_t id = (uint32_t)(got >> 32);
     size_t len = (size_t)(got & 0xffffffff);
-    napi_value name, pattern, params, data, id_v;
-    params = len <= a->params_capacity ? packed_params(env, a->params, len) : each_param(env, a->match);
-    if (params == NULL || !route_strings(env, r, id, &name, &pattern)) goto done;
-    route_cache *c = &r->routes[id];
-    if (c->data_slot) {
-      slot_ref ref = {r, c->data_slot, id};
-      if ((data = slot_get(r, &ref)) == NULL) goto done;
-    } else {
-      napi_get_null(env, &data);
+    route_cache *c = route_cache_of(r, id);
+    if (c == NULL) {
+      throw_error(env, ILK_ENOMEM, "out of memory", ILK_NO_OFFSET);
+      goto done;
     }
-    napi_create_uint32(env, id, &id_v);
-    napi_property_descriptor props[] = {
-        {"id", NULL, NULL, NULL, NULL, id_v, napi_default_jsproperty, NULL},
-        {"name", NULL, NULL, NULL, NULL, name, napi_default_jsproperty, NULL},
-        {"pattern", NULL, NULL, NULL, NULL, pattern, napi_default_jsproperty, NULL},
-        {"params", NULL, NULL, NULL, NULL, params, napi_default_jsproperty, NULL},
-        {"data", NULL, NULL, NULL, NULL, data, napi_default_jsproperty, NULL},
-    };
-    if (napi_create_object(env, &out) != napi_ok || napi_define_properties(env, out, 5, props) != napi_ok) out = NULL;
+    /* Parameters that did not fit the buffer: read them one by one into it. */
+    size_t count = 0, bytes = 0, units = 0;
+    int ascii = 1;
+    uint32_t *scratch = a->scratch;
+    char *values = a->values;
+    for (size_t i = 0;; i++) {
+      const char *name, *value;
+      size_t name_len, value_len;
+      if (len <= a->params_capacity) {
+        if (bytes >= len) break;
+        name = a->params + bytes;
+        name_len = strlen(name);
+        value = name + name_len + 1;
+        value_len = strlen(value);
+        bytes += name_len + value_len + 2;
+      } else if (ilk_match_param_at(a->match, i, &name, &name_len, &value, &value_len) != ILK_OK) {
+        break;
+      }
+      long index = name_index(r, c, name, name_len);
+      if (index < 0 || count >= 256) {
+        throw_error(env, ILK_ENOMEM, "out of memory", ILK_NO_OFFSET);
+        goto done;
+      }
+      memcpy(values + units, value, value_len);
+      for (size_t k = 0; ascii && k < value_len; k++) ascii = (unsigned char)value[k] < 0x80;
+      scratch[SCRATCH_PARAMS + 2 * count] = (uint32_t)index;
+      count++;
+      units += value_len;
+      scratch[SCRATCH_PARAMS + 2 * count - 1] = (uint32_t)units;
+    }
+    scratch[SCRATCH_ID] = id;
+    scratch[SCRATCH_COUNT] = (uint32_t)count;
+    scratch[SCRATCH_GENERATION] = c->generation;
+    if (ascii) {
+      napi_create_string_latin1(env, values, units, &out);
+    } else {
+      /* Ends in UTF-16 code units: one per byte that starts a sequence, two for a four-byte one. */
+      size_t at = 0, u = 0;
+      for (size_t p = 0; p < count; p++) {
+        size_t end = scratch[SCRATCH_PARAMS + 2 * p + 1];
+        for (; at < end; at++) {
+          unsigned char b = (unsigned char)values[at];
+          if ((b & 0xC0) != 0x80) u += b >= 0xF0 ? 2 : 1;
+        }
+        scratch[SCRATCH_PARAMS + 2 * p + 1] = (uint32_t)u;
+      }
+      napi_create_string_utf8(env, values, units, &out);
+    }
   } else if (got == ILK_NOT_FOUND) {
     napi_get_null(env, &out);
   } else if (got == ILK_METHOD_NOT_ALLOWED) {
@@ -149,5 +168,38 @@ napi_value router_match(napi_env env, napi_callback_info info) {
 done:
   text_arg_free(&uri);
   text_arg_free(&method);
+  return out;
+}
+
+/* routeInfo(id) -> { name, pattern, names, data, generation }: what index.js keeps of a route
+ * for lookups, until the route's generation changes. */
+napi_value router_route_info(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1] = {NULL};
+  uint32_t id;
+  router_native *r = router_of(env, info, &argc, argv, NULL);
+  if (r == NULL || !get_uint32_arg(env, argv[0], "id", &id)) return NULL;
+  route_cache *c = route_cache_of(r, id);
+  napi_value name, pattern, names, data, generation, out;
+  if (c == NULL) return throw_error(env, ILK_ENOMEM, "out of memory", ILK_NO_OFFSET);
+  if (!route_strings(env, r, id, &name, &pattern)) return NULL;
+  NAPI_OK(napi_create_array_with_length(env, c->name_count, &names));
+  for (uint32_t i = 0; i < c->name_count; i++) NAPI_OK(napi_set_element(env, names, i, make_string(env, c->names[i])));
+  if (c->data_slot) {
+    slot_ref ref = {r, c->data_slot, id};
+    if ((data = slot_get(r, &ref)) == NULL) return NULL;
+  } else {
+    napi_get_null(env, &data);
+  }
+  napi_create_uint32(env, c->generation, &generation);
+  napi_property_descriptor props[] = {
+      {"name", NULL, NULL, NULL, NULL, name, napi_default_jsproperty, NULL},
+      {"pattern", NULL, NULL, NULL, NULL, pattern, napi_default_jsproperty, NULL},
+      {"names", NULL, NULL, NULL, NULL, names, napi_default_jsproperty, NULL},
+      {"data", NULL, NULL, NULL, NULL, data, napi_default_jsproperty, NULL},
+      {"generation", NULL, NULL, NULL, NULL, generation, napi_default_jsproperty, NULL},
+  };
+  NAPI_OK(napi_create_object(env, &out));
+  NAPI_OK(napi_define_properties(env, out, 5, props));
   return out;
 }

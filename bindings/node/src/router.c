@@ -16,6 +16,7 @@ static void close_native(napi_env env, router_native *r) {
   r->router = NULL;
   if (r->strings) napi_delete_reference(env, r->strings);
   r->strings = NULL;
+  for (uint32_t i = 0; i < r->routes_capacity; i++) route_cache_reset(&r->routes[i], 0);
   free(r->routes);
   r->routes = NULL;
   r->routes_capacity = 0;
@@ -44,7 +45,7 @@ route_cache *route_cache_of(router_native *r, uint32_t id) {
 
 /* Forgets the strings made for route `id` (its pattern or name changed, or it is gone). */
 void route_cache_clear(router_native *r, uint32_t id) {
-  if (id < r->routes_capacity) r->routes[id].strings_made = 0;
+  if (id < r->routes_capacity) route_cache_reset(&r->routes[id], ++r->generation);
 }
 
 /* The router object's array of callbacks and data, or NULL while the object is being collected. */
@@ -91,8 +92,10 @@ void slot_free(void *userdata) {
     bool deleted;
     napi_delete_element(r->env, slots, ref->slot, &deleted);
   }
-  if (ref->route_id && ref->route_id < r->routes_capacity && r->routes[ref->route_id].data_slot == ref->slot)
+  if (ref->route_id && ref->route_id < r->routes_capacity && r->routes[ref->route_id].data_slot == ref->slot) {
     r->routes[ref->route_id].data_slot = 0;
+    r->routes[ref->route_id].generation = ++r->generation;
+  }
   free(ref);
 }
 
@@ -253,7 +256,10 @@ static int set_data(napi_env env, router_native *r, uint32_t id, napi_value data
     return 0;
   }
   route_cache *c = route_cache_of(r, id);
-  if (c) c->data_slot = ref->slot;
+  if (c) {
+    c->data_slot = ref->slot;
+    c->generation = ++r->generation;
+  }
   return 1;
 }
 
@@ -732,7 +738,8 @@ static napi_value take_pending_link(napi_env env, napi_callback_info info) { ret
 napi_value define_router_class(napi_env env) {
 #define METHOD(name, fn) {name, NULL, fn, NULL, NULL, NULL, napi_writable | napi_configurable, NULL}
   napi_property_descriptor props[] = {
-      METHOD("match", router_match),
+      METHOD("matchRaw", router_match_raw),
+      METHOD("routeInfo", router_route_info),
       METHOD("addRoute", add_route),
       METHOD("removeRoute", remove_route),
       METHOD("replaceRoute", replace_route),

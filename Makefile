@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PYTHON ?= python3
 
-BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev
+BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev node-express node-path-to-regexp
 BENCH_PIP := falcon werkzeug matplotlib
 # $(call apt_install,PACKAGES): installs the Debian packages of the list that are missing, only those.
 define apt_install
@@ -23,6 +23,7 @@ include mk/fuzz.mk
 include mk/sanitize.mk
 include mk/wheel.mk
 include mk/docs.mk
+include mk/node.mk
 
 .PHONY: all deps py-deps py-speedups bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
 
@@ -49,8 +50,8 @@ py-deps:
 py-speedups: py-deps
 	cd bindings/python && $(PYTHON) setup.py --quiet build_ext --inplace
 
-# The peers measured beside Interlock: r3 and httprouter from Debian, falcon and werkzeug from PyPI
-# (RoutingKit comes through SwiftPM). matplotlib draws the chart.
+# The peers measured beside Interlock: r3, httprouter, Express 4 and path-to-regexp 6 from Debian,
+# falcon and werkzeug from PyPI (RoutingKit comes through SwiftPM). matplotlib draws the chart.
 bench-deps: py-deps
 	$(call apt_install,$(BENCH_APT))
 	@$(PYTHON) -c "import falcon, werkzeug, matplotlib" 2>/dev/null || $(PYTHON) -m pip install --quiet $(BENCH_PIP) \

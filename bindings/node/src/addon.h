@@ -21,7 +21,8 @@
 /* The per-resolve state callbacks share: the first JavaScript exception a callback threw (thrown
  * again from resolve) and the resolve's `state` object. Resolves nest (a callback may resolve). */
 typedef struct resolve_frame {
-  napi_ref exception;  /* NULL until a callback throws */
+  napi_ref holder;     /* an object whose `error` is the exception (which may be no object) */
+  int thrown;          /* whether a callback threw */
   napi_ref state;      /* the object every request of this resolve shows as `state` */
   struct resolve_frame *outer;
 } resolve_frame;
@@ -86,6 +87,9 @@ typedef struct slot_ref {
   uint32_t slot;
   uint32_t route_id;      /* for route data: the route whose cache names the slot */
 } slot_ref;
+
+/* pipeline.c: the exception the innermost resolve keeps, or NULL. */
+napi_value frame_exception(napi_env env, resolve_frame *frame);
 
 /* addon.c */
 addon_env *addon_env_of(napi_env env);

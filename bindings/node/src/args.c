@@ -149,7 +149,7 @@ int get_uint32_arg(napi_env env, napi_value value, const char *what, uint32_t *o
   napi_get_value_double(env, value, &d);
   if (!(d >= 0 && d <= 4294967295.0) || d != (double)(uint32_t)d) {
     char message[300];
-    snprintf(message, sizeof message, "%s %g is not an integer in 0...4294967295", what, d);
+    snprintf(message, sizeof message, "%s %.17g is not an integer in 0...4294967295", what, d);
     napi_throw_range_error(env, "ERR_OUT_OF_RANGE", message);
     return 0;
   }

@@ -70,7 +70,10 @@ static int failed(napi_env env, ilk_request *request, ilk_response *response) {
   char message[1024];
   napi_get_and_clear_last_exception(env, &error);
   addon_env *a = addon_env_of(env);
-  if (a->frame && a->frame->exception == NULL) napi_create_reference(env, error, 1, &a->frame->exception);
+  napi_value holder;
+  if (a->frame && !a->frame->thrown && napi_get_reference_value(env, a->frame->holder, &holder) == napi_ok &&
+      napi_set_named_property(env, holder, "error", error) == napi_ok)
+    a->frame->thrown = 1;
   describe(env, error, message, sizeof message);
   if (response) ilk_response_set_error(response, message);
   else if (request) ilk_request_set_error(request, message);
@@ -202,8 +205,8 @@ static napi_value filter_next(napi_env env, napi_callback_info info) {
   int rc = ilk_filter_chain_next(f->chain, f->request);
   addon_env *a = addon_env_of(env);
   if (rc < 0) {
-    napi_value error;
-    if (a->frame && a->frame->exception && napi_get_reference_value(env, a->frame->exception, &error) == napi_ok) {
+    napi_value error = frame_exception(env, a->frame);
+    if (error != NULL) {
       napi_throw(env, error);
       return NULL;
     }
@@ -391,23 +394,35 @@ static int replay_link(router_native *r, const char *method, const text_arg *uri
   return ilk_router_replay_pending_link(r->router, out);
 }
 
+napi_value frame_exception(napi_env env, resolve_frame *frame) {
+  napi_value holder, error;
+  if (frame == NULL || !frame->thrown || napi_get_reference_value(env, frame->holder, &holder) != napi_ok ||
+      napi_get_named_property(env, holder, "error", &error) != napi_ok)
+    return NULL;
+  return error;
+}
+
 /* Runs one resolve with its frame; the result object, null (no pending link to replay), or NULL
  * with an exception pending (the first a callback threw, or the library's error). */
 static napi_value run(napi_env env, router_native *r, resolve_fn fn, const char *method, const text_arg *uri) {
   addon_env *a = addon_env_of(env);
-  resolve_frame frame = {NULL, NULL, a->frame};
-  napi_value state, out = NULL;
+  resolve_frame frame = {NULL, 0, NULL, a->frame};
+  napi_value state, holder, out = NULL;
   NAPI_OK(napi_create_object(env, &state));
+  NAPI_OK(napi_create_object(env, &holder));
   NAPI_OK(napi_create_reference(env, state, 1, &frame.state));
+  if (napi_create_reference(env, holder, 1, &frame.holder) != napi_ok) {
+    napi_delete_reference(env, frame.state);
+    return NULL;
+  }
   a->frame = &frame;
   ilk_result *result = NULL;
   int rc = fn(r, method, uri, &result);
   a->frame = frame.outer;
   napi_delete_reference(env, frame.state);
-  if (frame.exception) {
-    napi_value error;
-    napi_get_reference_value(env, frame.exception, &error);
-    napi_delete_reference(env, frame.exception);
+  napi_value error = frame_exception(env, &frame);
+  napi_delete_reference(env, frame.holder);
+  if (error != NULL) {
     ilk_result_free(result);
     napi_throw(env, error);
     return NULL;

@@ -1,5 +1,5 @@
 # The two commands: `make demo` installs what is missing, builds, runs the examples;
-# `make test` runs every suite (Swift tests, the C tests through ctest, the Python tests), then the
+# `make test` runs every suite (Swift tests, the C tests through ctest, the Python and Node tests), then the
 # benchmark, fuzz and sanitizer smoke runs, the SwiftPM consumer and the docs check.
 BUILD ?= build
 APT_PACKAGES := libpcre2-dev cmake ninja-build pkg-config
@@ -63,7 +63,7 @@ $(BUILD)/build.ninja: CMakeLists.txt | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD)
 
-demo: build py-speedups
+demo: build py-speedups node-build
 	@echo "== examples/c/deeplinks: deep-link routes resolved =="
 	$(BUILD)/deeplinks
 	@echo
@@ -75,6 +75,9 @@ demo: build py-speedups
 	@echo
 	@echo "== examples/python/deeplinks.py: the same pipeline from Python =="
 	$(PYTHON) examples/python/deeplinks.py
+	@echo
+	@echo "== examples/node/deeplinks.js: a deep link resolved from Node.js =="
+	$(NODE) examples/node/deeplinks.js
 
 swift-test: deps
 	swift test --parallel
@@ -97,12 +100,14 @@ py-test: build py-speedups
 # make test; a harness that answers wrong or crashes is.
 bench-smoke: build py-speedups
 	@$(MAKE) --no-print-directory bench-deps || echo "bench-smoke: some peers could not be installed; they will show as unavailable"
+	@$(MAKE) --no-print-directory node-build || echo "bench-smoke: the Node addon could not be built; its doors will show as unavailable"
 	$(PYTHON) benchmarks/run.py --smoke
 	$(PYTHON) benchmarks/worst.py --smoke
 
 # The timed runs: terminal table, benchmarks/results/latest.{json,svg}, and the table in benchmarks/README.md;
 # then the worst lookup on hostile input (benchmarks/results/worst.json).
 bench: build bench-deps py-speedups
+	@$(MAKE) --no-print-directory node-build || echo "bench: the Node addon could not be built; its doors will show as unavailable"
 	$(PYTHON) benchmarks/run.py
 	$(PYTHON) benchmarks/worst.py
 
@@ -111,7 +116,7 @@ instructions: build
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	$(PYTHON) benchmarks/instructions.py
 
-test: swift-test c-test py-test bench-smoke fuzz-smoke sanitize-smoke swiftpm-consumer docs-check
+test: swift-test c-test py-test node-test bench-smoke fuzz-smoke sanitize-smoke swiftpm-consumer docs-check
 
 clean:
-	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info bindings/python/interlock/*.so
+	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info bindings/python/interlock/*.so bindings/node/build

@@ -40,7 +40,12 @@ PEERS_FOR = {  # which Interlock door each peer is compared with
     "RoutingKit TrieRouter (Swift)": "Swift Interlock Matcher",
     "falcon CompiledRouter (Python)": "Python interlock match",
     "werkzeug (Python)": "Python interlock match",
+    "Express 4 Router (Node)": "Node interlock match",
+    "path-to-regexp 6 (Node)": "Node interlock match",
 }
+
+# The doors of the Node.js harness (benchmarks/node/bench.js), reported as unavailable together.
+NODE_DOORS = ["Node interlock match", "path-to-regexp 6 (Node)", "Express 4 Router (Node)"]
 
 
 # The doors the C harness runs untimed for benchmarks/instructions.py (ILK_BENCH_DOOR).
@@ -89,6 +94,13 @@ def build() -> dict[str, list[str] | str]:
             print(error.stdout + error.stderr, file=sys.stderr)
             cmds["swift"] = f"Swift harness failed to build: {(error.stdout + error.stderr)[-600:]}"
     cmds["python"] = [sys.executable, str(HERE / "python" / "bench.py")]
+    node = shutil.which("node")
+    addon = ROOT / "bindings" / "node" / "build" / "Release" / "interlock.node"
+    if node and addon.exists():
+        # Express 4 and path-to-regexp 6 are Debian's (node-express, node-path-to-regexp).
+        cmds["node"] = ["env", "NODE_PATH=/usr/share/nodejs", node, str(HERE / "node" / "bench.js")]
+    else:
+        cmds["node"] = "Node doors unavailable: needs node and the addon (make node-build)"
     return cmds
 
 
@@ -106,7 +118,8 @@ def run(cmds: dict, table: str, seconds: float, threads: int, rounds: int = 1, b
             if isinstance(cmd, str):
                 if round_number == 0:
                     doors = {"r3": ["r3 (C)"], "httprouter": ["httprouter (Go)"],
-                             "swift": ["Swift Interlock Matcher", "RoutingKit TrieRouter (Swift)"]}.get(key, [key])
+                             "swift": ["Swift Interlock Matcher", "RoutingKit TrieRouter (Swift)"],
+                             "node": NODE_DOORS}.get(key, [key])
                     out += [{"door": d, "table": table, "unavailable": cmd} for d in doors]
                 continue
             args = [*cmd, str(routes), str(requests), table, str(seconds)]
@@ -227,6 +240,8 @@ def targets(results: list[dict]) -> list[dict]:
     target("Static: C match time / httprouter time (<= 0.8)", ratio("static", "C ilk_router_match", "httprouter (Go)"), 0.8)
     target("GitHub: Python match time / falcon time (<= 0.5)", ratio("github", "Python interlock match", "falcon CompiledRouter (Python)"), 0.5)
     target("GitHub: Python match_many time per URI / falcon time (<= 0.1)", ratio("github", "Python interlock match_many", "falcon CompiledRouter (Python)"), 0.1)
+    # Issue 39: Node's match, timed batch by batch with path-to-regexp 6 in one process.
+    target("GitHub: Node match time / path-to-regexp 6 time (<= 0.1)", ratio("github", "Node interlock match", "path-to-regexp 6 (Node)"), 0.1)
     for table in SCALE_TABLES:
         # Timed batch by batch against the GitHub table in the same process ("C ilk_router_match (base)").
         big = by.get((table, "C ilk_router_match"))
@@ -264,7 +279,11 @@ def other_ratios(results: list[dict]) -> list[dict]:
             ("GitHub: C match reading every parameter / C match reading the route id only", "github",
              "C ilk_router_match", "C ilk_router_match (route id only, no parameters)"),
             ("GitHub: Swift Interlock Matcher / C ilk_router_match (rounds)", "github",
-             "Swift Interlock Matcher", "C ilk_router_match")]:
+             "Swift Interlock Matcher", "C ilk_router_match"),
+            ("GitHub: Node match / Express 4 Router (batch by batch)", "github",
+             "Node interlock match", "Express 4 Router (Node)"),
+            ("GitHub: Node match / C ilk_router_match (rounds)", "github",
+             "Node interlock match", "C ilk_router_match")]:
         ratios = sorted(paired(by.get((table, a)), by.get((table, b))))
         if ratios:
             out.append({"ratio": name, "measured": round(statistics.median(ratios), 3),
@@ -376,7 +395,8 @@ def main() -> int:
         # on a small table against the GitHub table as the rest-100k run does.
         goals = {g["target"].rsplit(" (", 1)[0]: g for g in targets(results)}
         for name in ("GitHub: C resolve (filter + 2 interceptors) / C match", "GitHub: Python match time / falcon time",
-                     "GitHub: Python match_many time per URI / falcon time", "GitHub: C match time / httprouter time"):
+                     "GitHub: Python match_many time per URI / falcon time", "GitHub: C match time / httprouter time",
+                     "GitHub: Node match time / path-to-regexp 6 time"):
             g = goals.get(name, {})
             if g.get("measured") and g.get("spread"):
                 doors.append(f"side by side: {name}")
@@ -385,6 +405,10 @@ def main() -> int:
                 missing.append({"door": name, "unavailable": cmds["httprouter"]})
             elif "falcon" in name and any(r["door"].startswith("falcon") and "unsupported" in r for r in results):
                 missing.append({"door": name, "unavailable": "falcon is not installed"})
+            elif "Node" in name and isinstance(cmds.get("node"), str):
+                missing.append({"door": name, "unavailable": cmds["node"]})
+            elif "path-to-regexp" in name and any(r["door"].startswith("path-to-regexp") and "unsupported" in r for r in results):
+                missing.append({"door": name, "unavailable": "path-to-regexp 6 is not installed (Debian node-path-to-regexp)"})
             else:
                 problems.append({"door": f"side by side: {name}", "failed": f"no ratios from {g}"})
         scale = run({"interlock-c": cmds["interlock-c"]}, "rest-1k", 0.002, threads=0, base="github")

@@ -2,7 +2,8 @@
 #   make node-build   bindings/node/build/Release/interlock.node, by the node-gyp that npm bundles
 #                     (or Debian's), offline: --nodedir=/usr takes the headers of the machine's Node
 #                     (/usr/include/node, node_api.h), nothing is downloaded
-#   make node-test    node-build, then `node --test bindings/node/test` (part of make test)
+#   make node-test    node-build, then `node --test` on bindings/node/test/*.test.js (part of make
+#                     test; test/support/ holds helpers, not tests)
 # Node.js and the headers come from the machine, else from Debian (nodejs, npm, libnode-dev); where
 # they cannot be had, both stop at once with one line saying what to install.
 NODE ?= node
@@ -35,6 +36,6 @@ node-build: build node-deps
 	@$(MAKE) --no-print-directory $(NODE_ADDON)
 
 node-test: node-build
-	$(NODE) --test bindings/node/test/
+	$(NODE) --test bindings/node/test/*.test.js
 
 .DEFAULT_GOAL := $(node_default_goal)

@@ -84,15 +84,15 @@ static long lone_surrogate_offset(napi_env env, napi_value value) {
 
 napi_status get_text(napi_env env, napi_value value, const char *what, char *stack, size_t stack_len,
                      text_arg *out, int allow_nul, int is_uri) {
-  napi_valuetype t;
   out->owned = NULL;
-  if (napi_typeof(env, value, &t) != napi_ok) return napi_pending_exception;
-  if (t != napi_string) {
+  size_t len = 0;
+  /* The conversion checks the type: one N-API call on the lookup path, not two. */
+  napi_status status = napi_get_value_string_utf8(env, value, stack, stack_len, &len);
+  if (status == napi_string_expected) {
     throw_type(env, what, "a string", value);
     return napi_string_expected;
   }
-  size_t len = 0;
-  if (napi_get_value_string_utf8(env, value, stack, stack_len, &len) != napi_ok) return napi_generic_failure;
+  if (status != napi_ok) return napi_generic_failure;
   if (len + 1 >= stack_len) {  /* may have been cut: take the whole length */
     size_t full = 0;
     napi_get_value_string_utf8(env, value, NULL, 0, &full);

@@ -670,13 +670,31 @@ static napi_value load(napi_env env, napi_callback_info info) {
   return out;
 }
 
-/* Method argument: undefined, null or a string. */
+/* Method argument: undefined, null (any method) or a string. A method is at most 64 bytes of
+ * HTTP token characters, which the library checks: one cut short at the stack buffer is still too
+ * long for it, and a lone surrogate's U+FFFD is no token character. Only a NUL byte, which would
+ * end it early, is checked here. */
 int method_arg(napi_env env, napi_value v, char *stack, size_t stack_len, text_arg *out) {
   out->owned = NULL;
   out->data = NULL;
   out->len = 0;
-  if (v == NULL || is_nullish(env, v)) return 1;
-  return get_text(env, v, "method", stack, stack_len, out, 0, 0) == napi_ok;
+  if (v == NULL) return 1;
+  size_t len = 0;
+  napi_status status = napi_get_value_string_utf8(env, v, stack, stack_len, &len);
+  if (status == napi_string_expected) {
+    if (is_nullish(env, v)) return 1;
+    throw_type(env, "method", "a string", v);
+    return 0;
+  }
+  if (status != napi_ok) return 0;
+  const char *nul = memchr(stack, 0, len);
+  if (nul != NULL) {
+    throw_error(env, ILK_EINVAL, "method holds a NUL byte", (size_t)(nul - stack));
+    return 0;
+  }
+  out->data = stack;
+  out->len = len;
+  return 1;
 }
 
 /* explainJSON(uri, method) -> the library's JSON text (index.js parses it). */

@@ -104,3 +104,12 @@ test('long patterns and URIs go past the stack buffers whole', () => {
   assert.equal(found.params.x.length, 5000);
   assert.equal(router.urlFor('long', { x: 'y' }), `/${long}y`);
 });
+
+test('a method holding a NUL byte or a lone surrogate is refused, never cut or changed', () => {
+  const router = new Router();
+  router.addRoute('GET /a');
+  assert.throws(() => router.match('/a', 'GET\u0000X'), (error) => error instanceof interlock.InvalidArgumentError && error.offset === 3);
+  assert.throws(() => router.match('/a', 'G\uD800'), (error) => error instanceof interlock.InvalidArgumentError && error.offset === 1);
+  assert.throws(() => router.match('/a', 'G'.repeat(100)), { name: 'InvalidArgumentError' });
+  assert.equal(router.match('/a', 'GET').id, 1);
+});

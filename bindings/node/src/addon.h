@@ -121,6 +121,9 @@ napi_value make_constants(napi_env env);
 
 /* router.c */
 router_native *router_of(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv, napi_value *self);
+/* As router_of, and the environment's state (the method's data) in *a. */
+router_native *router_and_env(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv, napi_value *self,
+                              addon_env **a);
 route_cache *route_cache_of(router_native *r, uint32_t id);
 void route_cache_clear(router_native *r, uint32_t id);
 napi_value slots_of(router_native *r);

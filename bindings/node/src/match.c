@@ -89,9 +89,9 @@ static long name_index(router_native *r, route_cache *c, const char *name, size_
 napi_value router_match_raw(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2] = {NULL, NULL};
-  router_native *r = router_of(env, info, &argc, argv, NULL);
+  addon_env *a = NULL;
+  router_native *r = router_and_env(env, info, &argc, argv, NULL, &a);
   if (r == NULL) return NULL;
-  addon_env *a = addon_env_of(env);
   char ustack[2048], mstack[72];
   text_arg uri, method;
   if (argc < 1) return throw_type(env, "uri", "a string", NULL);

@@ -101,9 +101,14 @@ void slot_free(void *userdata) {
 
 /* `this` as a Router whose library router is open, and the call's arguments. */
 router_native *router_of(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv, napi_value *self) {
+  return router_and_env(env, info, argc, argv, self, NULL);
+}
+
+router_native *router_and_env(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv, napi_value *self,
+                              addon_env **a) {
   napi_value this_arg;
   router_native *r = NULL;
-  if (napi_get_cb_info(env, info, argc, argv, &this_arg, NULL) != napi_ok) return NULL;
+  if (napi_get_cb_info(env, info, argc, argv, &this_arg, (void **)a) != napi_ok) return NULL;
   if (napi_unwrap(env, this_arg, (void **)&r) != napi_ok || r == NULL) {
     napi_throw_type_error(env, "ERR_INVALID_THIS", "the receiver is not an interlock Router");
     return NULL;
@@ -754,7 +759,9 @@ static napi_value pending_link(napi_env env, napi_callback_info info) { return c
 static napi_value take_pending_link(napi_env env, napi_callback_info info) { return copy_link(env, info, 1); }
 
 napi_value define_router_class(napi_env env) {
-#define METHOD(name, fn) {name, NULL, fn, NULL, NULL, NULL, napi_writable | napi_configurable, NULL}
+  addon_env *a = addon_env_of(env);
+/* Each method gets the environment's state as its data: no lookup of it at each call. */
+#define METHOD(name, fn) {name, NULL, fn, NULL, NULL, NULL, napi_writable | napi_configurable, a}
   napi_property_descriptor props[] = {
       METHOD("matchRaw", router_match_raw),
       METHOD("routeInfo", router_route_info),

@@ -119,12 +119,12 @@ const proto = Router.prototype;
 const explainJSON = proto.explainJSON;
 const addInterceptor = proto.addInterceptor;
 const addFilter = proto.addFilter;
-const matchRaw = proto.matchRaw;
 const routeInfo = proto.routeInfo;
 delete proto.explainJSON;
 delete proto.addInterceptor;
-delete proto.matchRaw;
 delete proto.routeInfo;
+// The lookup: a function of the router's number (the addon sets it on each router), not a method.
+const { matchRaw, numberKey } = native;
 
 // The lookup's scratch (the addon's layout, src/addon.h): the route's id, its parameter count,
 // its generation, then each parameter's name index and value end.
@@ -169,7 +169,7 @@ Object.defineProperties(proto, {
    *  MethodNotAllowedError (with `allowed`) when routes take the path under other methods only. */
   match: {
     value: function match(uri, method) {
-      const values = matchRaw.call(this, uri, method);
+      const values = matchRaw(this[numberKey], uri, method);
       if (values === null) return null;
       const id = scratch[0];
       const count = scratch[1];

@@ -31,6 +31,8 @@ static void free_env(napi_env env, void *data, void *hint) {
   delete_ref(env, &a->abort_class);
   delete_ref(env, &a->request_class);
   delete_ref(env, &a->slots_key);
+  delete_ref(env, &a->id_key);
+  free(a->routers);
   ilk_match_free(a->match);
   delete_ref(env, &a->scratch_array);
   free(a->params);
@@ -98,6 +100,10 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   NAPI_OK(napi_create_string_utf8(env, "interlock.slots", NAPI_AUTO_LENGTH, &description));
   NAPI_OK(napi_create_symbol(env, description, &symbol));
   NAPI_OK(napi_create_reference(env, symbol, 1, &a->slots_key));
+  napi_value id_key;
+  NAPI_OK(napi_create_string_utf8(env, "interlock.number", NAPI_AUTO_LENGTH, &description));
+  NAPI_OK(napi_create_symbol(env, description, &id_key));
+  NAPI_OK(napi_create_reference(env, id_key, 1, &a->id_key));
 
   napi_value buffer, scratch;
   NAPI_OK(napi_create_arraybuffer(env, SCRATCH_LENGTH * sizeof(uint32_t), (void **)&a->scratch, &buffer));
@@ -110,6 +116,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"Router", NULL, NULL, NULL, NULL, router_class, napi_enumerable, NULL},
       {"constants", NULL, NULL, NULL, NULL, make_constants(env), napi_enumerable, NULL},
       {"scratch", NULL, NULL, NULL, NULL, scratch, napi_enumerable, NULL},
+      {"numberKey", NULL, NULL, NULL, NULL, id_key, napi_enumerable, NULL},
+      {"matchRaw", NULL, router_match_raw, NULL, NULL, NULL, napi_enumerable, a},
       {"setup", NULL, setup, NULL, NULL, NULL, napi_enumerable, NULL},
       {"version", NULL, version, NULL, NULL, NULL, napi_enumerable, NULL},
   };

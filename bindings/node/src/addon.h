@@ -39,6 +39,9 @@ typedef struct addon_env {
   napi_ref errors;       /* { ILK_EPATTERN: PatternError, ..., TypeError-like classes } */
   napi_ref response_class, redirect_class, abort_class, request_class;
   napi_ref slots_key;    /* the symbol under which a router keeps its callbacks and data */
+  napi_ref id_key;       /* the symbol under which a router keeps its number in `routers` */
+  struct router_native **routers;  /* by number: the lookup path finds its router without napi_unwrap */
+  uint32_t router_capacity;
   resolve_frame *frame;  /* the innermost resolve under way on this thread, or NULL */
 } addon_env;
 
@@ -79,6 +82,7 @@ typedef struct router_native {
   uint32_t next_slot;
   uint32_t last_id;       /* the highest route id given */
   uint32_t generation;    /* the last generation given to a route */
+  uint32_t number;        /* its index in the environment's `routers` */
 } router_native;
 
 /* What the library holds for a callback or a route's data: where to find the JavaScript value. */
@@ -136,6 +140,7 @@ int method_arg(napi_env env, napi_value v, char *stack, size_t stack_len, text_a
 
 /* match.c */
 napi_value router_match_raw(napi_env env, napi_callback_info info);
+router_native *router_numbered(napi_env env, addon_env *a, napi_value number);
 napi_value router_route_info(napi_env env, napi_callback_info info);
 void route_cache_reset(route_cache *c, uint32_t generation);
 int route_strings(napi_env env, router_native *r, uint32_t id, napi_value *name, napi_value *pattern);

@@ -25,6 +25,8 @@ static void close_native(napi_env env, router_native *r) {
 static void finalize_router(napi_env env, void *data, void *hint) {
   (void)hint;
   router_native *r = data;
+  addon_env *a = addon_env_of(env);
+  if (a && r->number < a->router_capacity && a->routers[r->number] == r) a->routers[r->number] = NULL;
   close_native(env, r);
   if (r->self) napi_delete_reference(env, r->self);
   free(r);
@@ -156,6 +158,39 @@ static int uint_option(napi_env env, napi_value options, const char *key, uint32
   return get_uint32_arg(env, v, what, out) ? 1 : -1;
 }
 
+/* Gives `r` a number: the first free place in the environment's table. */
+static int number_router(addon_env *a, router_native *r) {
+  uint32_t i = 0;
+  while (i < a->router_capacity && a->routers[i] != NULL) i++;
+  if (i == a->router_capacity) {
+    uint32_t capacity = a->router_capacity ? 2 * a->router_capacity : 16;
+    router_native **grown = realloc(a->routers, capacity * sizeof *grown);
+    if (grown == NULL) return 0;
+    memset(grown + a->router_capacity, 0, (capacity - a->router_capacity) * sizeof *grown);
+    a->routers = grown;
+    a->router_capacity = capacity;
+  }
+  a->routers[i] = r;
+  r->number = i;
+  return 1;
+}
+
+/* The open router numbered `number` (what index.js passes from the router object), else NULL
+ * with an exception pending. */
+router_native *router_numbered(napi_env env, addon_env *a, napi_value number) {
+  uint32_t i;
+  if (napi_get_value_uint32(env, number, &i) != napi_ok || i >= a->router_capacity || a->routers[i] == NULL) {
+    napi_throw_type_error(env, "ERR_INVALID_THIS", "the receiver is not an interlock Router");
+    return NULL;
+  }
+  router_native *r = a->routers[i];
+  if (r->router == NULL) {
+    throw_error(env, ILK_EINVAL, "the router is closed", ILK_NO_OFFSET);
+    return NULL;
+  }
+  return r;
+}
+
 static napi_value construct(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1] = {NULL}, self, target;
@@ -196,8 +231,13 @@ static napi_value construct(napi_env env, napi_callback_info info) {
     return NULL;
   }
   r->env = env;
-  napi_value slots, key, strings;
+  napi_value slots, key, strings, id_key, number;
   addon_env *a = addon_env_of(env);
+  if (!number_router(a, r)) {
+    ilk_router_free(r->router);
+    free(r);
+    return throw_error(env, ILK_ENOMEM, "out of memory", ILK_NO_OFFSET);
+  }
   if (napi_create_array(env, &slots) != napi_ok || napi_get_reference_value(env, a->slots_key, &key) != napi_ok ||
       napi_create_array(env, &strings) != napi_ok || napi_create_reference(env, strings, 1, &r->strings) != napi_ok ||
       napi_wrap(env, self, r, finalize_router, NULL, NULL) != napi_ok) {
@@ -205,8 +245,13 @@ static napi_value construct(napi_env env, napi_callback_info info) {
     free(r);
     return NULL;
   }
-  napi_property_descriptor hidden = {NULL, key, NULL, NULL, NULL, slots, napi_default, NULL};
-  NAPI_OK(napi_define_properties(env, self, 1, &hidden));
+  NAPI_OK(napi_get_reference_value(env, a->id_key, &id_key));
+  NAPI_OK(napi_create_uint32(env, r->number, &number));
+  napi_property_descriptor hidden[] = {
+      {NULL, key, NULL, NULL, NULL, slots, napi_default, NULL},
+      {NULL, id_key, NULL, NULL, NULL, number, napi_default, NULL},
+  };
+  NAPI_OK(napi_define_properties(env, self, 2, hidden));
   NAPI_OK(napi_create_reference(env, self, 0, &r->self));
   return self;
 }
@@ -763,7 +808,6 @@ napi_value define_router_class(napi_env env) {
 /* Each method gets the environment's state as its data: no lookup of it at each call. */
 #define METHOD(name, fn) {name, NULL, fn, NULL, NULL, NULL, napi_writable | napi_configurable, a}
   napi_property_descriptor props[] = {
-      METHOD("matchRaw", router_match_raw),
       METHOD("routeInfo", router_route_info),
       METHOD("addRoute", add_route),
       METHOD("removeRoute", remove_route),

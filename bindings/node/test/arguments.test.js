@@ -93,7 +93,8 @@ test('a closed router refuses every call; close twice is harmless', () => {
   router.close();
   assert.throws(() => router.match('/a'), { name: 'InvalidArgumentError', message: 'the router is closed' });
   assert.throws(() => router.resolve('/a'), { name: 'InvalidArgumentError' });
-  assert.throws(() => Router.prototype.match.call({}, '/a'), { name: 'TypeError', message: /Illegal invocation/ });
+  assert.throws(() => Router.prototype.match.call({}, '/a'), { name: 'TypeError', code: 'ERR_INVALID_THIS' });
+  assert.throws(() => Router.prototype.resolve.call({}, '/a'), { name: 'TypeError', message: /Illegal invocation/ });
 });
 
 test('long patterns and URIs go past the stack buffers whole', () => {

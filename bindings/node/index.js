@@ -120,6 +120,9 @@ const explainJSON = proto.explainJSON;
 const addInterceptor = proto.addInterceptor;
 const addFilter = proto.addFilter;
 const routeInfo = proto.routeInfo;
+const removeRoute = proto.removeRoute;
+const replaceRoute = proto.replaceRoute;
+const setRouteData = proto.setRouteData;
 delete proto.explainJSON;
 delete proto.addInterceptor;
 delete proto.routeInfo;
@@ -164,7 +167,35 @@ function labelOf(fn, options) {
   return typeof fn === 'function' && fn.name ? fn.name : null;
 }
 
+// A change to a route drops what the router kept of it for match (the addon's generation would
+// refresh it at its next match; dropping it lets go of the data at once).
+function forget(router, id) {
+  const routes = router[kRoutes];
+  if (routes !== undefined) delete routes[id];
+}
+
 Object.defineProperties(proto, {
+  removeRoute: {
+    value: function (nameOrId) {
+      forget(this, removeRoute.call(this, nameOrId));
+    },
+    writable: true,
+    configurable: true,
+  },
+  replaceRoute: {
+    value: function (nameOrId, pattern) {
+      forget(this, replaceRoute.call(this, nameOrId, pattern));
+    },
+    writable: true,
+    configurable: true,
+  },
+  setRouteData: {
+    value: function (nameOrId, data) {
+      forget(this, setRouteData.call(this, nameOrId, data));
+    },
+    writable: true,
+    configurable: true,
+  },
   /** match(uri, method?) -> { id, name, pattern, params, data } or null; throws
    *  MethodNotAllowedError (with `allowed`) when routes take the path under other methods only. */
   match: {

@@ -394,7 +394,7 @@ static napi_value remove_route(napi_env env, napi_callback_info info) {
   int rc = ilk_router_remove_route(r->router, id);
   if (rc != ILK_OK) return throw_library(env, rc);
   route_cache_clear(r, id);
-  return NULL;
+  return route_id_value(env, id);
 }
 
 /* replaceRoute(nameOrId, pattern) */
@@ -411,7 +411,7 @@ static napi_value replace_route(napi_env env, napi_callback_info info) {
   text_arg_free(&pattern);
   if (rc != ILK_OK) return throw_library(env, rc);
   route_cache_clear(r, id);
-  return NULL;
+  return route_id_value(env, id);
 }
 
 /* setRouteData(nameOrId, data) */
@@ -421,8 +421,7 @@ static napi_value set_route_data(napi_env env, napi_callback_info info) {
   uint32_t id;
   router_native *r = router_of(env, info, &argc, argv, NULL);
   if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", &id)) return NULL;
-  set_data(env, r, id, argv[1]);
-  return NULL;
+  return set_data(env, r, id, argv[1]) ? route_id_value(env, id) : NULL;
 }
 
 /* routeId(name) -> id */

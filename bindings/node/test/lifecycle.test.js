@@ -48,6 +48,40 @@ test('routers are freed with their JavaScript object, cycles through callbacks a
   assert.deepEqual(JSON.parse(child.stdout), { collected: 200 });
 });
 
+test('a removed route\'s data and destination are let go of while the router lives', () => {
+  const script = `
+    const interlock = require(${JSON.stringify(PACKAGE)});
+    let collected = 0;
+    const registry = new FinalizationRegistry(() => { collected += 1; });
+    const router = new interlock.Router();
+    (() => {
+      for (let i = 0; i < 50; i++) {
+        const data = { i };
+        const n = i;
+        const destination = () => String(n);
+        registry.register(data, 'data');
+        registry.register(destination, 'destination');
+        router.addRoute('/r' + i + '/:x', { name: 'r' + i, data, destination });
+        if (router.match('/r' + i + '/1').data !== data) throw new Error('wrong data');
+        if (router.resolve('/r' + i + '/1').response.text !== String(i)) throw new Error('wrong answer');
+      }
+      for (let i = 0; i < 50; i += 2) router.removeRoute('r' + i);
+      for (let i = 1; i < 50; i += 2) router.setRouteData(i + 1, null);
+    })();
+    (async () => {
+      for (let k = 0; k < 20 && collected < 75; k++) {
+        globalThis.gc();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      // The odd routes keep their destinations; every datum and the even destinations are gone.
+      process.stdout.write(JSON.stringify({ collected, size: router.size }));
+    })();
+  `;
+  const child = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(child.status, 0, child.stderr);
+  assert.deepEqual(JSON.parse(child.stdout), { collected: 75, size: 25 });
+});
+
 test('worker threads: each makes and uses its own routers, beside the main thread\'s', async () => {
   const main = new interlock.Router();
   main.addRoute('/m/:x', (req) => `main ${req.params.x}`);

@@ -93,10 +93,12 @@ napi_status get_text(napi_env env, napi_value value, const char *what, char *sta
     return napi_string_expected;
   }
   if (status != napi_ok) return napi_generic_failure;
-  if (len + 1 >= stack_len) {  /* may have been cut: take the whole length */
+  /* N-API stops short of a character that does not fit whole (up to 4 bytes), without a word:
+   * unless that much room was left, the text may have been cut, so take its whole length. */
+  if (len + 4 >= stack_len) {
     size_t full = 0;
     napi_get_value_string_utf8(env, value, NULL, 0, &full);
-    if (full + 1 >= stack_len) {
+    if (full > len) {
       out->owned = malloc(full + 1);
       if (out->owned == NULL) {
         napi_throw_error(env, "ILK_ENOMEM", "out of memory");

@@ -104,6 +104,16 @@ test('long patterns and URIs go past the stack buffers whole', () => {
   const found = router.match(`/${long}${'v'.repeat(5000)}`);
   assert.equal(found.params.x.length, 5000);
   assert.equal(router.urlFor('long', { x: 'y' }), `/${long}y`);
+  // Characters of two, three and four bytes across the stack buffer's end: never cut short.
+  const short = new Router();
+  short.addRoute('/a/:x');
+  for (const char of ['é', '€', '😀']) {
+    for (let n = 500; n < 1100; n += 1) {
+      const value = char.repeat(n);
+      const found = short.match(`/a/${value}`);
+      if (found.params.x !== value) assert.fail(`${n} × ${char}: ${found.params.x.length} units`);
+    }
+  }
 });
 
 test('a method holding a NUL byte or a lone surrogate is refused, never cut or changed', () => {

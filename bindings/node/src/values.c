@@ -90,7 +90,12 @@ napi_value make_request(napi_env env, router_native *r, const ilk_request *reque
   napi_value metadata = query ? pairs_object(env, &c, 0) : NULL;
   if (metadata == NULL) return NULL;
   name = make_string(env, NULL);
-  if (id != 0 && !route_strings(env, r, id, &name, &pattern)) return NULL;
+  if (id != 0 && !route_strings(env, r, id, &name, &pattern)) {
+    /* A callback of this resolve removed the route: the request keeps its pattern, not a name. */
+    napi_value ignored;
+    napi_get_and_clear_last_exception(env, &ignored);
+    name = make_string(env, NULL);
+  }
   slot_ref *data_ref = ilk_request_route_data(request);
   route_data = data_ref ? slot_get(r, data_ref) : NULL;
   if (route_data == NULL) napi_get_null(env, &route_data);

@@ -204,3 +204,20 @@ test('a wrong value from a callback is a TypeError thrown from resolve', () => {
   assert.throws(() => router.resolve('/status'), { name: 'InvalidArgumentError', message: /status 700 is outside 100\.\.\.599/ });
   assert.throws(() => router.resolve('/body'), { name: 'TypeError', message: /response body must be a string, a Buffer or a Uint8Array, not number/ });
 });
+
+test('a destination that removes its own route: the stages after it still run', () => {
+  const router = new Router();
+  const seen = [];
+  router.addRoute('/once/:x', {
+    name: 'once',
+    destination: (req) => {
+      router.removeRoute('once');
+      return `gone ${req.params.x}`;
+    },
+  });
+  router.addResponseInterceptor((response, req) => { seen.push([req.name, req.pattern, req.params.x]); });
+  const result = router.resolve('/once/1');
+  assert.deepEqual([result.status, result.response.text], ['OK', 'gone 1']);
+  assert.deepEqual(seen, [[null, '/once/:x', '1']]);
+  assert.equal(router.match('/once/1'), null);
+});

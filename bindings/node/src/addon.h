@@ -83,6 +83,7 @@ typedef struct router_native {
   uint32_t last_id;       /* the highest route id given */
   uint32_t generation;    /* the last generation given to a route */
   uint32_t number;        /* its index in the environment's `routers` */
+  uint32_t resolving;     /* resolves of this router under way (close() waits for none) */
 } router_native;
 
 /* What the library holds for a callback or a route's data: where to find the JavaScript value. */

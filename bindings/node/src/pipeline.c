@@ -417,7 +417,9 @@ static napi_value run(napi_env env, router_native *r, resolve_fn fn, const char 
   }
   a->frame = &frame;
   ilk_result *result = NULL;
+  r->resolving++;
   int rc = fn(r, method, uri, &result);
+  r->resolving--;
   a->frame = frame.outer;
   napi_delete_reference(env, frame.state);
   napi_value error = frame_exception(env, &frame);

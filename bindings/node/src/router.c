@@ -262,6 +262,8 @@ static napi_value router_close(napi_env env, napi_callback_info info) {
   router_native *r = NULL;
   NAPI_OK(napi_get_cb_info(env, info, NULL, NULL, &self, NULL));
   if (napi_unwrap(env, self, (void **)&r) != napi_ok || r == NULL) return NULL;
+  /* The library's router may not be freed while a call on it runs: a callback closing it. */
+  if (r->resolving) return throw_error(env, ILK_EINVAL, "cannot close a router from a callback of its own resolve", ILK_NO_OFFSET);
   close_native(env, r);
   return NULL;
 }

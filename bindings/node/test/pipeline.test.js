@@ -221,3 +221,12 @@ test('a destination that removes its own route: the stages after it still run', 
   assert.deepEqual(seen, [[null, '/once/:x', '1']]);
   assert.equal(router.match('/once/1'), null);
 });
+
+test('a callback cannot close the router that is resolving (its error is thrown from resolve)', () => {
+  const router = new Router();
+  router.addRoute('/close', () => { router.close(); });
+  assert.throws(() => router.resolve('/close'), { name: 'InvalidArgumentError', message: /cannot close a router from a callback of its own resolve/ });
+  assert.equal(router.match('/close').id, 1);
+  router.close();
+  assert.throws(() => router.match('/close'), { message: 'the router is closed' });
+});

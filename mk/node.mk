@@ -5,9 +5,13 @@
 #   make node-test    node-build, then `node --test` on bindings/node/test/*.test.js (part of make
 #                     test; test/support/ holds helpers, not tests)
 # Node.js and the headers come from the machine, else from Debian (nodejs, npm, libnode-dev); where
-# they cannot be had, both stop at once with one line saying what to install.
+# they cannot be had, both stop at once with one line saying what to install. tsc (Debian's
+# node-typescript) checks index.d.ts; without it that one test is skipped, saying why.
 NODE ?= node
 NODE_APT := nodejs npm libnode-dev
+# tsc, for the test of the TypeScript declarations (test/types.test.js).
+NODE_TYPES_APT := node-typescript
+node_apt = { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(1); } >/dev/null 2>&1
 NODE_ADDON := bindings/node/build/Release/interlock.node
 # Included before the Makefile's first rule: leave its default goal as it was.
 node_default_goal := $(.DEFAULT_GOAL)
@@ -28,6 +32,7 @@ node-deps:
 	  echo "node: needs Node.js 18 or newer, its headers (/usr/include/node/node_api.h) and node-gyp: apt install nodejs npm libnode-dev"; \
 	  exit 1; \
 	fi
+	@command -v tsc >/dev/null 2>&1 || $(call node_apt,$(NODE_TYPES_APT)) || echo "node: tsc could not be installed (apt install node-typescript); the test of index.d.ts will be skipped"
 
 $(NODE_ADDON): bindings/node/binding.gyp $(wildcard bindings/node/src/*.c bindings/node/src/*.h) include/interlock.h $(BUILD)/lib/libinterlock.so
 	cd bindings/node && $(NODE) "$(node_gyp)" rebuild --nodedir=/usr -Dinterlock_build=$(abspath $(BUILD)) --loglevel=warn

@@ -15,6 +15,8 @@
         "src/match.c",
         "src/pipeline.c",
         "src/router.c",
+        "src/routes.c",
+        "src/texts.c",
         "src/values.c"
       ],
       "include_dirs": ["../../include"],

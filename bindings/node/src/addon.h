@@ -115,6 +115,10 @@ const char *type_name(napi_env env, napi_value value);
 napi_value throw_type(napi_env env, const char *what, const char *expected, napi_value got);
 int get_route_id(napi_env env, router_native *r, napi_value value, const char *what, uint32_t *id);
 int get_uint32_arg(napi_env env, napi_value value, const char *what, uint32_t *out);
+long param_arrays(napi_env env, napi_value params, const char ***names, const char ***values, char **block);
+int method_arg(napi_env env, napi_value v, char *stack, size_t stack_len, text_arg *out);
+int bytes_arg(napi_env env, napi_value v, const char *what, char *stack, size_t stack_len, text_arg *out);
+int get_option(napi_env env, napi_value options, const char *key, napi_value *out);
 
 /* errors.c */
 napi_value throw_library(napi_env env, int code);
@@ -136,8 +140,29 @@ slot_ref *slot_put(router_native *r, napi_value value, uint32_t route_id);
 napi_value slot_get(router_native *r, const slot_ref *ref);
 void slot_free(void *userdata);
 napi_value define_router_class(napi_env env);
-long param_arrays(napi_env env, napi_value params, const char ***names, const char ***values, char **block);
-int method_arg(napi_env env, napi_value v, char *stack, size_t stack_len, text_arg *out);
+
+
+/* routes.c */
+napi_value route_id_value(napi_env env, uint32_t id);
+napi_value router_add_route(napi_env env, napi_callback_info info);
+napi_value router_remove_route(napi_env env, napi_callback_info info);
+napi_value router_replace_route(napi_env env, napi_callback_info info);
+napi_value router_set_route_data(napi_env env, napi_callback_info info);
+napi_value router_route_id(napi_env env, napi_callback_info info);
+napi_value router_route(napi_env env, napi_callback_info info);
+napi_value router_routes(napi_env env, napi_callback_info info);
+napi_value router_size(napi_env env, napi_callback_info info);
+napi_value router_route_value(napi_env env, napi_callback_info info);
+napi_value router_compile(napi_env env, napi_callback_info info);
+napi_value router_set_limits(napi_env env, napi_callback_info info);
+napi_value router_set_match_limit(napi_env env, napi_callback_info info);
+
+/* texts.c */
+napi_value router_url_for(napi_env env, napi_callback_info info);
+napi_value router_load(napi_env env, napi_callback_info info);
+napi_value router_explain_json(napi_env env, napi_callback_info info);
+napi_value router_pending_link(napi_env env, napi_callback_info info);
+napi_value router_take_pending_link(napi_env env, napi_callback_info info);
 
 /* match.c */
 napi_value router_match_raw(napi_env env, napi_callback_info info);

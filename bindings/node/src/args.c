@@ -1,5 +1,6 @@
 /* Arguments from JavaScript: strings as UTF-8 (checked for what UTF-8 or a C string cannot carry),
- * route ids and names, unsigned integers; and the TypeError that names a wrong argument. */
+ * bytes, methods, route ids and names, unsigned integers, objects of parameters; and the
+ * TypeError that names a wrong argument. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,4 +179,140 @@ int get_route_id(napi_env env, router_native *r, napi_value value, const char *w
     return 0;
   }
   return 1;
+}
+
+/* Name and value arrays from a plain object of parameters (strings or numbers). The texts live in
+ * one block *block that the caller frees. Returns the count, or -1 with an exception pending. */
+long param_arrays(napi_env env, napi_value params, const char ***names, const char ***values, char **block) {
+  *names = *values = NULL;
+  *block = NULL;
+  if (is_nullish(env, params)) return 0;
+  napi_valuetype t;
+  napi_typeof(env, params, &t);
+  bool is_array = false;
+  napi_is_array(env, params, &is_array);
+  if (t != napi_object || is_array) {
+    throw_type(env, "params", "an object", params);
+    return -1;
+  }
+  napi_value keys;
+  uint32_t count;
+  if (napi_get_property_names(env, params, &keys) != napi_ok || napi_get_array_length(env, keys, &count) != napi_ok)
+    return -1;
+  napi_value *texts = calloc(2 * (size_t)count + 1, sizeof *texts);
+  size_t total = 0;
+  if (texts == NULL) return -1;
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value key, value;
+    napi_get_element(env, keys, i, &key);
+    napi_get_property(env, params, key, &value);
+    napi_valuetype vt;
+    napi_typeof(env, value, &vt);
+    if (vt == napi_number) {
+      napi_coerce_to_string(env, value, &value);
+    } else if (vt != napi_string) {
+      char what[300], kbuf[200];
+      size_t klen;
+      napi_get_value_string_utf8(env, key, kbuf, sizeof kbuf, &klen);
+      snprintf(what, sizeof what, "params.%s", kbuf);
+      throw_type(env, what, "a string or a number", value);
+      free(texts);
+      return -1;
+    }
+    texts[2 * i] = key;
+    texts[2 * i + 1] = value;
+    size_t n1, n2;
+    napi_get_value_string_utf8(env, key, NULL, 0, &n1);
+    napi_get_value_string_utf8(env, value, NULL, 0, &n2);
+    total += n1 + n2 + 2;
+  }
+  *block = malloc(total + 1);
+  *names = calloc(count + 1, sizeof **names);
+  *values = calloc(count + 1, sizeof **values);
+  if (*block == NULL || *names == NULL || *values == NULL) {
+    free(texts);
+    return -1;
+  }
+  char *at = *block;
+  for (uint32_t i = 0; i < 2 * count; i++) {
+    char what[300], kbuf[200];
+    size_t klen;
+    napi_get_value_string_utf8(env, texts[i & ~1u], kbuf, sizeof kbuf, &klen);
+    snprintf(what, sizeof what, i % 2 ? "params.%s" : "parameter name %s", kbuf);
+    text_arg text;
+    char stack[1];
+    if (get_text(env, texts[i], what, stack, sizeof stack, &text, 0, 0) != napi_ok) {
+      free(texts);
+      return -1;
+    }
+    memcpy(at, text.data, text.len + 1);
+    text_arg_free(&text);
+    (i % 2 ? *values : *names)[i / 2] = at;
+    at += strlen(at) + 1;
+  }
+  free(texts);
+  return count;
+}
+
+/* The bytes of a string (UTF-8), a Buffer or another Uint8Array. */
+int bytes_arg(napi_env env, napi_value v, const char *what, char *stack, size_t stack_len, text_arg *out) {
+  bool is_typed = false;
+  out->owned = NULL;
+  napi_is_typedarray(env, v, &is_typed);
+  if (is_typed) {
+    napi_typedarray_type type;
+    size_t length;
+    void *data;
+    napi_get_typedarray_info(env, v, &type, &length, &data, NULL, NULL);
+    if (type != napi_uint8_array) {
+      throw_type(env, what, "a string, a Buffer or a Uint8Array", v);
+      return 0;
+    }
+    out->data = data ? data : "";
+    out->len = length;
+    return 1;
+  }
+  napi_valuetype t;
+  napi_typeof(env, v, &t);
+  if (t != napi_string) {
+    throw_type(env, what, "a string, a Buffer or a Uint8Array", v);
+    return 0;
+  }
+  return get_text(env, v, what, stack, stack_len, out, 1, 0) == napi_ok;
+}
+
+/* Method argument: undefined, null (any method) or a string. A method is at most 64 bytes of
+ * HTTP token characters, which the library checks: one cut short at the stack buffer is still too
+ * long for it, and a lone surrogate's U+FFFD is no token character. Only a NUL byte, which would
+ * end it early, is checked here. */
+int method_arg(napi_env env, napi_value v, char *stack, size_t stack_len, text_arg *out) {
+  out->owned = NULL;
+  out->data = NULL;
+  out->len = 0;
+  if (v == NULL) return 1;
+  size_t len = 0;
+  napi_status status = napi_get_value_string_utf8(env, v, stack, stack_len, &len);
+  if (status == napi_string_expected) {
+    if (is_nullish(env, v)) return 1;
+    throw_type(env, "method", "a string", v);
+    return 0;
+  }
+  if (status != napi_ok) return 0;
+  const char *nul = memchr(stack, 0, len);
+  if (nul != NULL) {
+    throw_error(env, ILK_EINVAL, "method holds a NUL byte", (size_t)(nul - stack));
+    return 0;
+  }
+  out->data = stack;
+  out->len = len;
+  return 1;
+}
+
+/* options[key]: 1 with *out set when present and neither undefined nor null, 0 when not, -1 on
+ * an error (an exception pending). */
+int get_option(napi_env env, napi_value options, const char *key, napi_value *out) {
+  bool has = false;
+  if (napi_has_named_property(env, options, key, &has) != napi_ok || !has) return 0;
+  if (napi_get_named_property(env, options, key, out) != napi_ok) return -1;
+  return is_nullish(env, *out) ? 0 : 1;
 }

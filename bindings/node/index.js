@@ -129,9 +129,12 @@ delete proto.routeInfo;
 // The lookup: a function of the router's number (the addon sets it on each router), not a method.
 const { matchRaw, numberKey } = native;
 
-// The lookup's scratch (the addon's layout, src/addon.h): the route's id, its parameter count,
-// its generation, then each parameter's name index and value end.
+// The lookup's scratch: the route's id, its parameter count, its generation, then each
+// parameter's name index and value end, at the places the addon's layout gives (src/addon.h).
 const scratch = native.scratch;
+const { id: ID, count: COUNT, generation: GENERATION, params: PARAMS } = native.scratchLayout;
+const NAME = PARAMS;
+const END = PARAMS + 1;
 // What a router keeps of each route for match (routeInfo: name, pattern, parameter names, data,
 // generation), by id, on the router object itself, so that data holding the router is no root.
 const kRoutes = Symbol('interlock.routes');
@@ -143,7 +146,7 @@ function routeFor(router, id) {
     Object.defineProperty(router, kRoutes, { value: routes });
   }
   let route = routes[id];
-  if (route === undefined || route.generation !== scratch[2]) {
+  if (route === undefined || route.generation !== scratch[GENERATION]) {
     route = routeInfo.call(router, id);
     // A parameter called __proto__ would set the prototype of a plain object: define it instead.
     route.plain = !route.names.includes('__proto__');
@@ -202,16 +205,17 @@ Object.defineProperties(proto, {
     value: function match(uri, method) {
       const values = matchRaw(this[numberKey], uri, method);
       if (values === null) return null;
-      const id = scratch[0];
-      const count = scratch[1];
+      const id = scratch[ID];
+      const count = scratch[COUNT];
       const route = routeFor(this, id);
       const names = route.names;
       const params = {};
       let start = 0;
       for (let i = 0; i < count; i++) {
-        const end = scratch[4 + 2 * i];
-        if (route.plain) params[names[scratch[3 + 2 * i]]] = values.slice(start, end);
-        else Object.defineProperty(params, names[scratch[3 + 2 * i]], { value: values.slice(start, end), enumerable: true, writable: true, configurable: true });
+        const end = scratch[END + 2 * i];
+        const name = names[scratch[NAME + 2 * i]];
+        if (route.plain) params[name] = values.slice(start, end);
+        else Object.defineProperty(params, name, { value: values.slice(start, end), enumerable: true, writable: true, configurable: true });
         start = end;
       }
       return { id, name: route.name, pattern: route.pattern, params, data: route.data };

@@ -110,6 +110,18 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   NAPI_OK(napi_create_typedarray(env, napi_uint32_array, SCRATCH_LENGTH, buffer, 0, &scratch));
   NAPI_OK(napi_create_reference(env, scratch, 1, &a->scratch_array));
 
+  /* The scratch's layout (addon.h), for index.js to read it by name. */
+  napi_value layout, v;
+  const struct {
+    const char *name;
+    uint32_t value;
+  } fields[] = {{"id", SCRATCH_ID}, {"count", SCRATCH_COUNT}, {"generation", SCRATCH_GENERATION}, {"params", SCRATCH_PARAMS}};
+  NAPI_OK(napi_create_object(env, &layout));
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+    NAPI_OK(napi_create_uint32(env, fields[i].value, &v));
+    NAPI_OK(napi_set_named_property(env, layout, fields[i].name, v));
+  }
+
   napi_value router_class = define_router_class(env);
   if (router_class == NULL) return NULL;
   napi_property_descriptor props[] = {
@@ -117,6 +129,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"constants", NULL, NULL, NULL, NULL, make_constants(env), napi_enumerable, NULL},
       {"scratch", NULL, NULL, NULL, NULL, scratch, napi_enumerable, NULL},
       {"numberKey", NULL, NULL, NULL, NULL, id_key, napi_enumerable, NULL},
+      {"scratchLayout", NULL, NULL, NULL, NULL, layout, napi_enumerable, NULL},
       {"matchRaw", NULL, router_match_raw, NULL, NULL, NULL, napi_enumerable, a},
       {"setup", NULL, setup, NULL, NULL, NULL, napi_enumerable, NULL},
       {"version", NULL, version, NULL, NULL, NULL, napi_enumerable, NULL},

@@ -235,6 +235,8 @@ static napi_value construct(napi_env env, napi_callback_info info) {
   if (napi_create_array(env, &slots) != napi_ok || napi_get_reference_value(env, a->slots_key, &key) != napi_ok ||
       napi_create_array(env, &strings) != napi_ok || napi_create_reference(env, strings, 1, &r->strings) != napi_ok ||
       napi_wrap(env, self, r, finalize_router, NULL, NULL) != napi_ok) {
+    a->routers[r->number] = NULL;
+    if (r->strings) napi_delete_reference(env, r->strings);
     ilk_router_free(r->router);
     free(r);
     return NULL;

@@ -35,7 +35,7 @@ node-deps:
 	@command -v tsc >/dev/null 2>&1 || $(call node_apt,$(NODE_TYPES_APT)) || echo "node: tsc could not be installed (apt install node-typescript); the test of index.d.ts will be skipped"
 
 $(NODE_ADDON): bindings/node/binding.gyp $(wildcard bindings/node/src/*.c bindings/node/src/*.h) include/interlock.h $(BUILD)/lib/libinterlock.so
-	cd bindings/node && $(NODE) "$(node_gyp)" rebuild --nodedir=/usr -Dinterlock_build=$(abspath $(BUILD)) --loglevel=warn
+	cd bindings/node && $(NODE) "$(node_gyp)" rebuild --nodedir=/usr --loglevel=warn -- -Dinterlock_build=$(abspath $(BUILD))
 
 node-build: build node-deps
 	@$(MAKE) --no-print-directory $(NODE_ADDON)

@@ -1,6 +1,7 @@
 # The addon, built by node-gyp against the library of the project's CMake build (build/lib, made by
 # `make build`): `make node-build`, or node-gyp rebuild --nodedir=/usr from this folder.
-# `-Dinterlock_build=DIR` names another build folder (DIR/lib/libinterlock.so).
+# `node-gyp rebuild --nodedir=/usr -- -Dinterlock_build=DIR` names another build folder
+# (DIR/lib/libinterlock.so): gyp takes -D after `--` only.
 {
   "variables": {
     "interlock_build%": "<(module_root_dir)/../../build"

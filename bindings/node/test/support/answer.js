@@ -1,6 +1,6 @@
 'use strict';
-// One lookup's answer as plain data, the form a table of expected answers holds (the conformance
-// suite's runner compares these): { status: 'OK', route, params } | { status: 'NOT_FOUND' } |
+// One lookup's answer as plain data, for tests that compare answers whole:
+// { status: 'OK', route, params } | { status: 'NOT_FOUND' } |
 // { status: 'METHOD_NOT_ALLOWED', allowed }. `route` is the route's name, or its id without one.
 
 const { MethodNotAllowedError } = require('../..');

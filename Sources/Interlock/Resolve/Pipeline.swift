@@ -288,7 +288,7 @@ final class PipelineRun: @unchecked Sendable {
             let decision = if case .stop = result { "stop" } else { "redirect" }
             log.ran(.filter, .filter(index), "error: \(decision) after next")
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next and then returned \(decision); "
-                                 + "a filter that calls next must return what it gave")
+                                 + "a filter that calls next passes on what it gave (the destination already ran)")
         }
         switch result {
         case .proceed(let downstream):

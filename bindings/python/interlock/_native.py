@@ -9,7 +9,7 @@ from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_int, c_int32, c_size_t, c_ui
                     c_void_p)
 from pathlib import Path
 
-EXPECTED_VERSION = "0.2.0"  # the header's ILK_VERSION (tests/test_version.py checks it)
+EXPECTED_VERSION = "0.3.0"  # the header's ILK_VERSION (tests/test_version.py checks it)
 _LIBRARY_NAME = "libinterlock.so"
 
 
@@ -207,7 +207,7 @@ OK, NOT_FOUND, METHOD_NOT_ALLOWED = 0, 1, 2
 STOPPED, GUARDED, ABORTED, REDIRECT_LOOP, RETRY_LIMIT = 3, 4, 5, 6, 7
 REDIRECTED, RETRYING = 8, 9  # from ilk_filter_chain_next
 EINVAL, EPATTERN, ECONFLICT, EURI, ENOMEM, ELIMIT, ENOROUTE, ECALLBACK = -1, -2, -3, -4, -5, -6, -7, -8
-CONTINUE, STOP, REDIRECT, ABORT, RETRY = 0, 1, 2, 3, 4
+CONTINUE, STOP, REDIRECT, ABORT, RETRY = 0, 101, 102, 103, 104
 CASE_INSENSITIVE, STRICT_SLASH = 1, 2
 NO_OFFSET = ctypes.c_size_t(-1).value
 

@@ -437,3 +437,38 @@ def test_a_filter_returns_what_next_gave_changed_or_not(change, expected):
     router.add_filter(lambda request, next_: change(next_(request)))
     response = router.resolve("/a").response
     assert (response.status, response.body, response.headers) == expected
+
+
+@pytest.mark.parametrize("uri, method, later, status", [
+    ("/nowhere", None, None, Status.NOT_FOUND),
+    ("/a", "POST", None, Status.METHOD_NOT_ALLOWED),
+    ("/a", "GET", "stop", Status.STOPPED),
+    ("/a", "GET", "redirect", Status.OK),
+    ("/g", None, None, Status.GUARDED),
+])
+def test_a_filter_that_passes_on_what_next_gave_changes_no_outcome(uri, method, later, status):
+    seen = []
+    router = interlock.Router()
+    router.add_route("GET /a", lambda r: "a")
+    router.add_route("/b", lambda r: "b")
+    router.add_route("/g", lambda r: "g", guard=lambda r: False)
+
+    @router.filter
+    def outer(request, next_):
+        response = next_(request)
+        seen.append(response.status)
+        return response
+
+    @router.filter
+    def decides(request, next_):
+        if later == "stop":
+            return None
+        if later == "redirect" and request.path == "/a":
+            return request.redirect("/b")
+        return next_(request)
+
+    result = router.resolve(uri, method)
+    assert result.status is status
+    assert [t.decision for t in result.trace if t.name == "outer"] == ["continue"] * len(seen)
+    if status is Status.OK:
+        assert result.response.body == b"b" and result.redirects == ["/b"]

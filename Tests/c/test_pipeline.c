@@ -859,6 +859,38 @@ static void test_callback_returns_checked(void) {
   ilk_router_free(r);
 }
 
+/* A filter whose redirect cannot be made (a route no one named) ran: the trace says so, with the
+ * error, and so does every filter it ran inside. */
+static int filter_to_nowhere(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)req; (void)userdata;
+  ilk_filter_chain_redirect_to_route(chain, "nowhere", NULL, NULL, 0);
+  return ILK_REDIRECT;
+}
+static void test_a_failed_redirect_is_traced(void) {
+  ilk_router *r;
+  ilk_result *res;
+  const char *stage, *name, *decision;
+  char expect[512];
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "outer", filter_pass, NULL, NULL);
+  ilk_router_add_filter(r, "mover", filter_to_nowhere, NULL, NULL);
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
+  CHECK(strstr(ilk_result_error(res), "nowhere") != NULL);
+  snprintf(expect, sizeof expect, "error: %s", ilk_result_error(res));
+  CHECK_EQ_INT(ilk_result_trace_count(res), 4);
+  CHECK_EQ_INT(ilk_result_trace_at(res, 1, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(name, "outer"); CHECK_EQ_STR(decision, "continue");
+  CHECK_EQ_INT(ilk_result_trace_at(res, 2, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(stage, "filter"); CHECK_EQ_STR(name, "mover"); CHECK_EQ_STR(decision, expect);
+  CHECK_EQ_INT(ilk_result_trace_at(res, 3, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(stage, "filter"); CHECK_EQ_STR(name, "outer"); CHECK_EQ_STR(decision, expect);
+  CHECK_EQ_STR(order, "");
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
 /* Removing a parameter reaches the destination; setting one replaces or adds. */
 static int filter_unset(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
   (void)userdata;
@@ -975,6 +1007,7 @@ int main(void) {
   test_filter_decides_once();
   test_filter_passes_on();
   test_callback_returns_checked();
+  test_a_failed_redirect_is_traced();
   test_remove_param();
   test_parameters_read_before_a_change();
   test_answer_responses();

@@ -173,7 +173,9 @@ final class PipelineRun: @unchecked Sendable {
             do {
                 created = try withBytes(uri) { (u) throws(InterlockError) in try create(u, on: router) }
             } catch {
-                return finish(.error("redirect to '\(uri)': \(error)"), request, Response())
+                let why = "redirect to '\(uri)': \(error)"
+                log.ran(.redirect, uri: uri, "error: \(why)")
+                return finish(.error(why), request, Response())
             }
             (status, request, response) = attempts(consume created)
         }
@@ -300,7 +302,11 @@ final class PipelineRun: @unchecked Sendable {
             log.ran(.filter, .filter(index), "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())
         case .redirectToRoute(let name, let parameters):
-            let uri = try router.url(for: name, parameters: parameters)
+            let uri: String
+            do { uri = try router.url(for: name, parameters: parameters) } catch {
+                log.ran(.filter, .filter(index), "error: \(message(error))")     // it ran: the trace says so
+                throw error
+            }
             log.ran(.filter, .filter(index), "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())
         }

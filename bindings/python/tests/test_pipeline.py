@@ -472,3 +472,17 @@ def test_a_filter_that_passes_on_what_next_gave_changes_no_outcome(uri, method, 
     assert [t.decision for t in result.trace if t.name == "outer"] == ["continue"] * len(seen)
     if status is Status.OK:
         assert result.response.body == b"b" and result.redirects == ["/b"]
+
+
+def test_a_filter_whose_redirect_fails_is_in_the_trace():
+    router = interlock.Router()
+    router.add_route("/a", lambda r: "a")
+
+    @router.filter
+    def mover(request, next_):
+        return request.redirect_to("nowhere")
+
+    result = router.resolve("/a")
+    assert result.status is Status.ERROR and "nowhere" in result.error
+    assert [(t.stage, t.name, t.decision) for t in result.trace] == [
+        ("match", "/a", "/a"), ("filter", "mover", f"error: {result.error}")]

@@ -55,7 +55,7 @@ extern "C" {
 /** MAJOR: a new one may break the API and the ABI (from 1.0 on). */
 #define ILK_VERSION_MAJOR 0
 /** MINOR: while MAJOR is 0, a new one may change the ABI. */
-#define ILK_VERSION_MINOR 2
+#define ILK_VERSION_MINOR 3
 /** PATCH: fixes only; the ABI stays. */
 #define ILK_VERSION_PATCH 0
 /** Internal to ILK_VERSION: `x` as a string literal, unexpanded. */
@@ -160,25 +160,35 @@ typedef int (*ilk_destination_fn)(const ilk_request *request, ilk_response *resp
 /** @} */
 
 /** @defgroup callbacks Callbacks
- * What a filter or interceptor callback returns (or a negative value for an error, which ends the
- * resolve with ILK_ECALLBACK; set a message with ilk_request_set_error or ilk_response_set_error).
+ * What a filter or interceptor callback returns: ILK_CONTINUE, a verb, or a negative value for an
+ * error, which ends the resolve with ILK_ECALLBACK (set a message with ilk_request_set_error or
+ * ilk_response_set_error). The verbs are 101 and up, apart from every status code, so a filter can
+ * return the status ilk_filter_chain_next gave and mean "pass it on". Any other value ends the
+ * resolve with ILK_ECALLBACK, and the message names the value and what the callback may return.
  * In every callback (destination, filter, guard, interceptors) the request, response and chain
  * pointers, and the strings read through them, are valid only during the call: the library reuses
  * them afterwards. Copy what must outlive the call. */
 /** @{ */
-#define ILK_CONTINUE 0  /**< Go on (a filter: only after calling ilk_filter_chain_next). */
-#define ILK_STOP     1  /**< A filter: stop here; no destination runs; the result is ILK_STOPPED. */
-#define ILK_REDIRECT 2  /**< A filter: redirect to the target set with ilk_filter_chain_redirect*. */
-#define ILK_ABORT    3  /**< An interceptor: abort; the reason is set with ilk_*_set_error. */
-#define ILK_RETRY    4  /**< A response interceptor: retry once every response interceptor ran. */
+#define ILK_CONTINUE 0    /**< Go on; the value of ILK_OK. A filter: pass on what ilk_filter_chain_next gave. */
+#define ILK_STOP     101  /**< A filter: stop here; no destination runs; the result is ILK_STOPPED. */
+#define ILK_REDIRECT 102  /**< A filter: redirect to the target set with ilk_filter_chain_redirect*. */
+#define ILK_ABORT    103  /**< An interceptor: abort; the reason is set with ilk_*_set_error. */
+#define ILK_RETRY    104  /**< A response interceptor: retry once every response interceptor ran. */
 
 /**
- * A filter. It either calls ilk_filter_chain_next(chain, request) exactly once and returns
- * ILK_CONTINUE (it may change ilk_filter_chain_response(chain) before), returns ILK_STOP without
- * calling it, or sets a target with ilk_filter_chain_redirect / ilk_filter_chain_redirect_to_route
- * and returns ILK_REDIRECT. It may change the request's metadata, parameters and state first:
- * the change reaches the stages after it (through the request it passes on), not the resolve's
- * own request (ilk_result_request).
+ * A filter. It does one of three things:
+ *   - calls ilk_filter_chain_next(chain, request) exactly once and passes on what it gave, by
+ *     returning that status (`return ilk_filter_chain_next(chain, request);`) or ILK_CONTINUE,
+ *     which means the same; it may change ilk_filter_chain_response(chain) before it returns;
+ *   - returns ILK_STOP without calling it;
+ *   - sets a target with ilk_filter_chain_redirect / ilk_filter_chain_redirect_to_route and
+ *     returns ILK_REDIRECT without calling it.
+ * It may change the request's metadata, parameters and state first: the change reaches the stages
+ * after it (through the request it passes on), not the resolve's own request
+ * (ilk_result_request). A negative value is its error (ILK_ECALLBACK; when next failed, returning
+ * what it gave reports next's error). Anything else ends the resolve with ILK_ECALLBACK naming the
+ * filter and the value: a status next did not give, ILK_CONTINUE without calling next, ILK_STOP
+ * or ILK_REDIRECT after calling it (the destination already ran), ILK_REDIRECT without a target.
  */
 typedef int (*ilk_filter_fn)(ilk_request *request, ilk_filter_chain *chain, void *userdata);
 
@@ -186,11 +196,13 @@ typedef int (*ilk_filter_fn)(ilk_request *request, ilk_filter_chain *chain, void
 typedef int (*ilk_guard_fn)(const ilk_request *request, void *userdata);
 
 /** A request interceptor: may change the request's metadata, parameters and state; returns
- *  ILK_CONTINUE or ILK_ABORT (reason: ilk_request_set_error), or a negative error. */
+ *  ILK_CONTINUE or ILK_ABORT (reason: ilk_request_set_error), or a negative error. Any other
+ *  value ends the resolve with ILK_ECALLBACK naming it. */
 typedef int (*ilk_request_interceptor_fn)(ilk_request *request, void *userdata);
 
 /** A response interceptor: may change the response and the request's state; returns
- *  ILK_CONTINUE, ILK_ABORT (reason: ilk_response_set_error) or ILK_RETRY, or a negative error. */
+ *  ILK_CONTINUE, ILK_ABORT (reason: ilk_response_set_error) or ILK_RETRY, or a negative error.
+ *  Any other value ends the resolve with ILK_ECALLBACK naming it. */
 typedef int (*ilk_response_interceptor_fn)(ilk_request *request, ilk_response *response, void *userdata);
 
 /** A line of the logging interceptor (NUL-terminated, valid during the call). */
@@ -728,12 +740,13 @@ void ilk_interceptor_free(ilk_interceptor *interceptor);
  * interceptors) with `request` (the one the filter got, possibly changed). Returns how it ended:
  * ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED, ILK_STOPPED, ILK_GUARDED, ILK_ABORTED,
  * ILK_REDIRECTED or ILK_RETRYING; or ILK_ECALLBACK if a later callback failed or next was already
- * called (the rest never runs twice). Return ILK_CONTINUE from the filter to pass it on.
+ * called (the rest never runs twice). The filter passes it on by returning it (or ILK_CONTINUE):
+ * `return ilk_filter_chain_next(chain, request);` is a filter that lets everything through.
  */
 int ilk_filter_chain_next(ilk_filter_chain *chain, ilk_request *request);
 
 /** The response the rest of the chain produced (NULL before ilk_filter_chain_next); the filter
- *  may change it before it returns ILK_CONTINUE. */
+ *  may change it before it passes the outcome on (returns it, or ILK_CONTINUE). */
 ilk_response *ilk_filter_chain_response(ilk_filter_chain *chain);
 
 /** Sets the redirect target (copied) for a filter that returns ILK_REDIRECT. ILK_OK or ILK_EINVAL. */
@@ -758,10 +771,10 @@ int ilk_filter_chain_redirect_to_route(ilk_filter_chain *chain, const char *name
  * Resolves `uri` (`uri_len` bytes) under `method` (NULL or "" for any), stage by stage:
  *   1. creation: parse, normalize, match, build the request (no route: it carries none);
  *   2. request interceptors: the route's scope, then the global ones (ILK_ABORT ends it: ILK_ABORTED);
- *   3. filters in order: continue, stop (ILK_STOPPED) or redirect (back to 1 for the new URI,
- *      same state; past the redirect limit: ILK_REDIRECT_LOOP); a filter that called
- *      ilk_filter_chain_next and then stops or redirects ends the resolve as ILK_ECALLBACK
- *      naming it (the destination already ran);
+ *   3. filters in order: pass on what ilk_filter_chain_next gave, stop (ILK_STOPPED) or
+ *      redirect (back to 1 for the new URI, same state; past the redirect limit:
+ *      ILK_REDIRECT_LOOP); a filter that called ilk_filter_chain_next and then stops or
+ *      redirects ends the resolve as ILK_ECALLBACK naming it (the destination already ran);
  *   4. the route's guard: refused ends as ILK_GUARDED and keeps the URI as the pending link;
  *   5. the destination: the route's, or the default one when no route matched;
  *   6. response interceptors: the global ones, then the route's (ILK_ABORT: ILK_ABORTED; ILK_RETRY:

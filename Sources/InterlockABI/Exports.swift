@@ -9,11 +9,11 @@ import Interlock
 @_cdecl("ilk_version")
 public func ilk_version() -> UnsafePointer<CChar> {
     // The header's ILK_VERSION; test_abi.c checks that they agree.
-    UnsafeRawPointer(("0.2.0" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+    UnsafeRawPointer(("0.3.0" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
 @_cdecl("ilk_version_number")
-public func ilk_version_number() -> Int32 { 2_000 }
+public func ilk_version_number() -> Int32 { 3_000 }
 
 @_cdecl("ilk_errmsg")
 public func ilk_errmsg() -> UnsafePointer<CChar> { UnsafePointer(errorState().message) }

@@ -8,9 +8,9 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int32, c_i
 
 # @defgroup version
 VERSION_MAJOR = 0
-VERSION_MINOR = 2
+VERSION_MINOR = 3
 VERSION_PATCH = 0
-VERSION_NUMBER = 2000
+VERSION_NUMBER = 3000
 
 # @defgroup status
 OK = 0
@@ -35,10 +35,10 @@ NO_OFFSET = 18446744073709551615
 
 # @defgroup callbacks
 CONTINUE = 0
-STOP = 1
-REDIRECT = 2
-ABORT = 3
-RETRY = 4
+STOP = 101
+REDIRECT = 102
+ABORT = 103
+RETRY = 104
 
 # @defgroup routers
 CASE_INSENSITIVE = 1

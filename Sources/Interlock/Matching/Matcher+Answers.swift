@@ -9,8 +9,9 @@ extension Matcher {
     /// Notes the winning leaf and where its parameters' values lie in the subject. `groups`: the
     /// capture groups of those the leaf's regex captured (none for walk units and static paths).
     /// The values are copied out (and decoded) when first read (`copyValues`), not here: most
-    /// lookups' callers read the route and few or none of its values.
-    func record(_ r: UnsafePointer<LeafRecord>, groups: UnsafePointer<Int32>? = nil) {
+    /// lookups' callers read the route and few or none of its values. `mixed`: the unit's mixed
+    /// segments, which a negative entry of `groups` names (see `RegexEmitter.mixedValue`).
+    func record(_ r: UnsafePointer<LeafRecord>, groups: UnsafePointer<Int32>? = nil, mixed: UnsafeMutablePointer<MixedRef>? = nil) {
         winner = r
         routeID = r.pointee.routeID
         let count = Int(r.pointee.parameterCount)
@@ -25,6 +26,12 @@ extension Matcher {
         let ovector = pcre2_get_ovector_pointer_8(matchData)!
         for i in fromSpans..<count {
             let g = Int(groups[i - fromSpans])
+            if g < 0 {
+                // Parameter j of a mixed segment: the first one splits the segment for them all.
+                let v = -g - 1
+                if v & 7 == 0, let mixed { mixedValues(mixed[v >> 3], ovector: ovector, at: i) }
+                continue
+            }
             let s = ovector[2 * g], e = ovector[2 * g + 1]
             (valueStart[i], valueLength[i]) = s == unset ? (0, 0) : (s, e - s)
         }

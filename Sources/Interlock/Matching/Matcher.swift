@@ -190,6 +190,15 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var runningConstraints: UnsafeMutablePointer<ConstraintRef>? = nil
+    /// The mixed segments of the unit being run, for its callouts.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
+    var runningMixed: UnsafeMutablePointer<MixedRef>? = nil
+    #if DEBUG
+    /// Constraint runs since the matcher was made: tests bound a lookup's work by it.
+    var constraintRuns = 0
+    #endif
     /// The constraint that stopped the last regex, and its error.
     var stoppedConstraint: (Unmanaged<Constraint>, Int32)? = nil
     /// The match limit the contexts have (see `Router.matchLimit`).

@@ -30,7 +30,8 @@ public enum PatternSegment: Hashable, Sendable {
 public enum SegmentPiece: Hashable, Sendable {
     /// Literal text, as normalized path bytes (as ``PatternSegment/literal(_:)``).
     case text([UInt8])
-    /// `:name` or `:name(REGEX)`: at least one byte, as few as let the rest of the segment match.
+    /// `:name` or `:name(REGEX)`: at least one byte, ending at the first occurrence of the text
+    /// after it (the segment's last text ends the segment); the constraint judges that split.
     case parameter(name: String, constraint: String?)
     /// `*name` or `*`: the rest of the path, after the text before it.
     case catchAll(name: String)

@@ -6,16 +6,20 @@
  * bytes, NULs too: ilk_router_match takes a length).
  *
  * Tables: "forms" uses every pattern form (literals, escaped literals, percent-escapes, :params,
- * :p(constraint), *catchall and bare *, nested optional parts, methods, schemes, hosts) and fits
- * one regex; "literals" is mostly all-literal routes and plain parameters (the whole-path hash and
- * the Swift walk); "large" is big enough to be split into dispatch nodes.
+ * :p(constraint), *catchall and bare *, nested optional parts, segments mixing text and
+ * parameters, methods, schemes, hosts, wildcard hosts, ports) and fits one regex; "literals" is
+ * mostly all-literal routes and plain parameters (the whole-path hash and the Swift walk); "large"
+ * is big enough to be split into dispatch nodes; "plain" mixes text and parameters in segments,
+ * with no constraint, in a table split into dispatch nodes as well.
  *
  * Invariants (abort() on violation, see fuzz_common.h): every return is a documented code; an
  * error's ilk_erroffset() lies inside the URI or method (or is ILK_NO_OFFSET); a match names a
  * route of the table, its pattern and parameters read back alike; ilk_router_match_packed,
  * ilk_router_match_many, ilk_router_match_requests (one method and a method per URI),
  * ilk_match_batch_copy and ilk_router_resolve all agree with ilk_router_match on the status, the
- * route id and the parameter names and values (and an error's message and offset).
+ * route id and the parameter names and values (and an error's message and offset);
+ * ilk_router_explain's winner is ilk_router_match's answer; a table without constraints never
+ * answers ILK_ELIMIT (a mixed segment's work is linear in the segment).
  */
 #include "fuzz_common.h"
 
@@ -58,6 +62,22 @@ static const char *const forms[] = {
   "GET ws://h/x/*",
   "PATCH /users/:id",
   "OPTIONS /users",
+  "/files/:name.json",
+  "/:y-:m-:d.json",
+  "/d/:file.:ext",
+  "/d/v:major(\\d+).:minor(\\d+)",
+  "/s/:slug([a-z]+(?:-[a-z]+)*).json",
+  "/assets/v*path",
+  "/c/:a-*rest",
+  "https://*.example.com/w/:a",
+  "http://*.b.example.com:8080/w/:a(/:b)",
+};
+
+/* Segments mixing text and parameters, no constraint: never ILK_ELIMIT, however long the URI. */
+static const char *const plain[] = {
+  "/:y-:m-:d.json", "/:slug", "/:a.:b.:c.:d/end", "/:name/other", "/f/:name.json", "/f/:name.min.json",
+  "/f/:a-ab-:b", "/f/:a-*rest", "/f/v*path", "/g/:a.:b/:c-:d/:e_:f.txt", "/g/*all", "GET /h/:a~:b",
+  "https://*.example.com/:x.:y", "/:a-:b-:c-:d-:e-:f-:g-:h.x",
 };
 
 static const char *const literals[] = {
@@ -77,7 +97,7 @@ static const char *const methods[] = {
 #define COUNT(a) (sizeof a / sizeof a[0])
 
 static const uint32_t options[] = {0, ILK_CASE_INSENSITIVE, ILK_STRICT_SLASH, ILK_CASE_INSENSITIVE | ILK_STRICT_SLASH};
-enum { TABLES = 3 };
+enum { TABLES = 4 };
 static ilk_router *routers[TABLES][4];
 static doors d;
 
@@ -117,6 +137,12 @@ static void build(void) {
     }
     add(routers[2][o], "/r7/:a/:b/:c", k++);
     add(routers[2][o], "/*all", k++);
+    for (size_t j = 0; j < COUNT(plain); j++) add(routers[3][o], plain[j], (int)j);
+    /* over the regex budget, for dispatch nodes entered by mixed segments */
+    for (int i = 0; i < 300; i++) {
+      snprintf(p, sizeof p, "/m%d/:a.:b-%d/:c", i, i % 5);
+      add(routers[3][o], p, 100 + i);
+    }
   }
   doors_init(&d);
 }
@@ -132,7 +158,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* the URI in a buffer of its own, so that a read past its end is caught */
   char *copy = malloc(len ? len : 1);
   if (len) memcpy(copy, uri, len);
-  check_doors(&d, r, method, copy, len, cap);
+  int table = (data[1] >> 2) % TABLES;
+  int status = check_doors(&d, r, method, copy, len, cap);
+  REQUIRE_TAG("plain-limit", (table != 1 && table != 3) || status != ILK_ELIMIT, "a table without constraints answered ILK_ELIMIT (%s) for \"%s\"",
+              ilk_errmsg(), show(copy, len));
+  check_explain(r, method, copy, len, &d.single, table != 3 && table != 1);
   free(copy);
   return 0;
 }

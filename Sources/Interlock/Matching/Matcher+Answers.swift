@@ -82,7 +82,13 @@ extension Matcher {
 
     func calloutHit(_ mark: UnsafePointer<UInt8>?) {
         guard let mark, let unit = enumeratingUnit else { return }
-        noteAllowed(unit.leaves[Matcher.markIndex(mark)].route)
+        noteFitting(unit.leaves[Matcher.markIndex(mark)])
+    }
+
+    /// In an enumeration, a leaf whose path fits (with its scheme, host and port, and the method
+    /// the subject names, if any).
+    func noteFitting(_ leaf: Leaf) {
+        if listing { listed.append(leaf) } else { noteAllowed(leaf.route) }
     }
 
     /// In the method-not-allowed pass: `route`'s path fits, so its method is allowed.

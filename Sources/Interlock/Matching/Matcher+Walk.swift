@@ -22,12 +22,12 @@ extension Matcher {
             if subject[p] == newline {
                 let first = Int(node.pointee.firstLeaf)
                 for i in first..<(first + Int(node.pointee.leafCount)) {
-                    if enumerating {
-                        noteAllowed(u.records[i].route.takeUnretainedValue())
-                        continue
-                    }
                     let leaf = u.records + i
                     if !leaf.pointee.accepts(method: method, methodBytes, methodLength) { continue }
+                    if enumerating {
+                        noteFitting(Leaf(route: leaf.pointee.route.takeUnretainedValue(), names: leaf.pointee.names.takeUnretainedValue()))
+                        continue
+                    }
                     record(leaf)
                     return true
                 }

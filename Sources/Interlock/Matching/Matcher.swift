@@ -185,6 +185,9 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var enumerating = false
+    /// While `fittingLeaves` runs: the enumeration lists every leaf it reaches in `listed`.
+    var listing = false
+    var listed: [Leaf] = []
     /// The constraints of the unit being run, for its callouts.
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
@@ -276,15 +279,20 @@ public final class Matcher {
         let held = probesStatic ? wholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) : .unknown
         if held == .matched { return .matched }
         return try match(router, uri: uri, held: held) { (subject) throws(InterlockError) -> Int in
-            guard let method, !method.isEmpty else { return 0 }     // "" is any method, as nil
-            guard method.count <= maximumMethodLength else { throw Matcher.methodTooLong() }
-            var i = 0
-            while i < method.count {
-                try Matcher.copyMethodByte(method[i], to: subject, at: i)
-                i += 1
-            }
-            return i
+            try Matcher.copyMethod(method, to: subject)
         }
+    }
+
+    /// Checks `method` and copies it to `subject`; returns its length (0 for none: nil or "").
+    @inline(__always) static func copyMethod(_ method: UnsafeRawBufferPointer?, to subject: UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int {
+        guard let method, !method.isEmpty else { return 0 }     // "" is any method, as nil
+        guard method.count <= maximumMethodLength else { throw Matcher.methodTooLong() }
+        var i = 0
+        while i < method.count {
+            try Matcher.copyMethodByte(method[i], to: subject, at: i)
+            i += 1
+        }
+        return i
     }
 
     /// `match(_:method:uri:)` with the method as a NUL-terminated string: its bytes are checked
@@ -325,13 +333,51 @@ public final class Matcher {
         _ router: Router, uri: UnsafeRawBufferPointer, held: StaticHold,
         copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
     ) throws(InterlockError) -> MatchOutcome {
+        guard let (method, scheme, host) = try prepare(router, uri: uri, held: held, copyMethod: copyMethod) else { return .notFound }
+        let methodStart = method.lowerBound, methodLength = method.count
+
+        if probesStatic && matchStaticPath(method: method, scheme: scheme, host: host) { return .matched }
+
+        spanCount = 0
+        if !spans.segmentsIndexed { indexSegments() }
+        if try matchRoot() { return .matched }
+        guard methodLength > 0, pathFitted else { return .notFound }
+
+        // Method not allowed? Match again with no method, letting a callout list every leaf whose
+        // path, scheme and host fit.
+        let tail = subjectLength - (methodStart + methodLength)
+        (subject + methodStart).update(from: subject + methodStart + methodLength, count: tail)
+        subjectLength -= methodLength
+        self.methodLength = 0
+        methodWord = MethodWord.any
+        enumerating = true
+        defer {
+            enumerating = false
+            enumeratingUnit = nil
+            winner = nil
+            routeID = 0
+        }
+        spanCount = 0
+        _ = try matchRoot()
+        allowedCount = allowedRoutes.count
+        return allowedCount == 0 ? .notFound : .methodNotAllowed
+    }
+
+    /// A lookup's start: forgets the last answer, takes the router's current table, parses the
+    /// URI (`held`: what the all-literal shortcut found out) and writes the subject, the path
+    /// then its tail, the method by `copyMethod`. Returns where the method, scheme and host lie
+    /// in the subject, or nil when the table is empty.
+    @inline(__always) func prepare(
+        _ router: Router, uri: UnsafeRawBufferPointer, held: StaticHold,
+        copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
+    ) throws(InterlockError) -> (Range<Int>, Range<Int>, Range<Int>)? {
         winner = nil
         routeID = 0
         parameterCount = 0
         pathFitted = false
         if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
         if !isCurrent(router) { try refresh(router) }
-        guard tableRoot != nil else { return .notFound }
+        guard tableRoot != nil else { return nil }
         if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
             subject.deallocate(); decoded.deallocate(); segmentEnds.deallocate()
             subjectCapacity = Matcher.subjectBytes(uri.count)
@@ -363,35 +409,7 @@ public final class Matcher {
             hostStart = schemeStart + schemeLength + 1
         }
         subjectLength = n
-
-        if probesStatic && matchStaticPath(method: methodStart..<(methodStart + methodLength),
-                                           scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<hostEnd) {
-            return .matched
-        }
-
-        spanCount = 0
-        if !spans.segmentsIndexed { indexSegments() }
-        if try matchRoot() { return .matched }
-        guard methodLength > 0, pathFitted else { return .notFound }
-
-        // Method not allowed? Match again with no method, letting a callout list every leaf whose
-        // path, scheme and host fit.
-        let tail = subjectLength - (methodStart + methodLength)
-        (subject + methodStart).update(from: subject + methodStart + methodLength, count: tail)
-        subjectLength -= methodLength
-        self.methodLength = 0
-        methodWord = MethodWord.any
-        enumerating = true
-        defer {
-            enumerating = false
-            enumeratingUnit = nil
-            winner = nil
-            routeID = 0
-        }
-        spanCount = 0
-        _ = try matchRoot()
-        allowedCount = allowedRoutes.count
-        return allowedCount == 0 ? .notFound : .methodNotAllowed
+        return (methodStart..<(methodStart + methodLength), schemeStart..<(schemeStart + schemeLength), hostStart..<hostEnd)
     }
 
     /// Writes the URI's scheme, "\n" and host at `n` in the subject, lower-cased, and after a host

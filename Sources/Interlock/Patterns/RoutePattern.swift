@@ -65,16 +65,20 @@ public struct RoutePattern: Sendable, Equatable {
     /// segments) and parses its source again when asked, which saves hundreds of bytes a route.
     private let storedVariants: [[PatternSegment]]?
     private let strictSlash: Bool
+    /// Whether optional parts give it more than one path shape (kept when the variants are not).
+    let hasOptionalParts: Bool
 
     init(source: String, method: String?, scheme: String?, host: String?, port: Int?, variants: [[PatternSegment]],
          parameterNames: [String], strictSlash: Bool) {
         self.source = source; self.method = method; self.scheme = scheme; self.host = host; self.port = port
         self.storedVariants = variants; self.parameterNames = parameterNames; self.strictSlash = strictSlash
+        hasOptionalParts = variants.count > 1
     }
 
     private init(slimming p: RoutePattern, parameterNames: [String]) {
         source = p.source; method = p.method; scheme = p.scheme; host = p.host; port = p.port
         self.parameterNames = parameterNames; storedVariants = nil; strictSlash = p.strictSlash
+        hasOptionalParts = p.hasOptionalParts
     }
 
     /// Every path shape the pattern matches: one per combination of its optional parts.

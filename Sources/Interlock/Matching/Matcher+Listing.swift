@@ -24,6 +24,7 @@ extension Matcher {
         listing = true
         enumerating = true
         defer {
+            listed = []         // the caller's copy holds the routes, not the matcher
             listing = false
             enumerating = false
             enumeratingUnit = nil

@@ -11,15 +11,13 @@ extension Matcher {
     /// The values are copied out (and decoded) when first read (`copyValues`), not here: most
     /// lookups' callers read the route and few or none of its values. `mixed`: the unit's mixed
     /// segments, which a negative entry of `groups` names (see `RegexEmitter.mixedValue`).
-    func record(_ r: UnsafePointer<LeafRecord>, groups: UnsafePointer<Int32>? = nil, mixed: UnsafeMutablePointer<MixedRef>? = nil) {
+    func record(_ r: UnsafePointer<LeafRecord>, groups: UnsafePointer<Int32>, mixed: UnsafeMutablePointer<MixedRef>?) {
         winner = r
         routeID = r.pointee.routeID
         let count = Int(r.pointee.parameterCount)
         let fromSpans = count - Int(r.pointee.groupCount)
         parameterCount = count
-        // Walked units and static paths capture nothing: their values are the spans, left where
-        // they are (nothing writes them until the next lookup).
-        guard fromSpans < count, let groups else { valuesPlace = .spans; return }
+        guard fromSpans < count else { valuesPlace = .spans; return }
         for i in 0..<fromSpans {
             valueStart[i] = spanStart[i]; valueLength[i] = spanEnd[i] - spanStart[i]
         }
@@ -36,6 +34,15 @@ extension Matcher {
             (valueStart[i], valueLength[i]) = s == unset ? (0, 0) : (s, e - s)
         }
         valuesPlace = .subject
+    }
+
+    /// Notes the winning leaf of a walked unit or a static path: they capture nothing, so its
+    /// values are the spans, left where they are (nothing writes them until the next lookup).
+    @inline(__always) func record(_ r: UnsafePointer<LeafRecord>) {
+        winner = r
+        routeID = r.pointee.routeID
+        parameterCount = Int(r.pointee.parameterCount)
+        valuesPlace = .spans
     }
 
     /// Where value `i` of the last match lies in the subject (start, length), before `copyValues`.
@@ -89,6 +96,15 @@ extension Matcher {
     /// the subject names, if any).
     func noteFitting(_ leaf: Leaf) {
         if listing { listed.append(leaf) } else { noteAllowed(leaf.route) }
+    }
+
+    /// `noteFitting` for a walk's leaves, by their records, those that take the subject's method
+    /// (a walk checks the method in Swift, not in a regex). Out of line: walks run it only in an
+    /// enumeration.
+    @inline(never) func noteFitting(_ records: UnsafePointer<LeafRecord>, count: Int) {
+        for i in 0..<count where records[i].accepts(method: methodWord, subject + methodStart, methodLength) {
+            noteFitting(Leaf(route: records[i].route.takeUnretainedValue(), names: records[i].names.takeUnretainedValue()))
+        }
     }
 
     /// In the method-not-allowed pass: `route`'s path fits, so its method is allowed.

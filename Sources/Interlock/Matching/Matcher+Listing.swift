@@ -15,9 +15,8 @@ extension Matcher {
     /// - Returns: The leaves (a route with optional parts has one per variant).
     /// - Throws: ``InterlockError`` as a lookup throws.
     func fittingLeaves(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> [Leaf] {
-        guard try prepare(router, uri: uri, held: .unknown, copyMethod: { (subject) throws(InterlockError) -> Int in
-            try Matcher.copyMethod(method, to: subject)
-        }) != nil else { return [] }
+        guard try begin(router) else { return [] }
+        _ = try writeSubject(uri, held: .unknown) { (subject) throws(InterlockError) -> Int in try Matcher.copyMethod(method, to: subject) }
         spanCount = 0
         if !spans.segmentsIndexed { indexSegments() }
         listed = []

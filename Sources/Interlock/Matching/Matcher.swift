@@ -333,10 +333,14 @@ public final class Matcher {
         _ router: Router, uri: UnsafeRawBufferPointer, held: StaticHold,
         copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
     ) throws(InterlockError) -> MatchOutcome {
-        guard let (method, scheme, host) = try prepare(router, uri: uri, held: held, copyMethod: copyMethod) else { return .notFound }
-        let methodStart = method.lowerBound, methodLength = method.count
+        guard try begin(router) else { return .notFound }
+        let (methodStart, methodLength, schemeStart, schemeLength, hostStart, hostEnd) =
+            try writeSubject(uri, held: held, copyMethod: copyMethod)
 
-        if probesStatic && matchStaticPath(method: method, scheme: scheme, host: host) { return .matched }
+        if probesStatic && matchStaticPath(method: methodStart..<(methodStart + methodLength),
+                                           scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<hostEnd) {
+            return .matched
+        }
 
         spanCount = 0
         if !spans.segmentsIndexed { indexSegments() }
@@ -363,21 +367,24 @@ public final class Matcher {
         return allowedCount == 0 ? .notFound : .methodNotAllowed
     }
 
-    /// A lookup's start: forgets the last answer, takes the router's current table, parses the
-    /// URI (`held`: what the all-literal shortcut found out) and writes the subject, the path
-    /// then its tail, the method by `copyMethod`. Returns where the method, scheme and host lie
-    /// in the subject, or nil when the table is empty.
-    @inline(__always) func prepare(
-        _ router: Router, uri: UnsafeRawBufferPointer, held: StaticHold,
-        copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
-    ) throws(InterlockError) -> (Range<Int>, Range<Int>, Range<Int>)? {
+    /// A lookup's start: forgets the last answer and takes the router's current table; false
+    /// when the table is empty.
+    @inline(__always) func begin(_ router: Router) throws(InterlockError) -> Bool {
         winner = nil
         routeID = 0
         parameterCount = 0
         pathFitted = false
         if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
         if !isCurrent(router) { try refresh(router) }
-        guard tableRoot != nil else { return nil }
+        return tableRoot != nil
+    }
+
+    /// Parses the URI (`held`: what the all-literal shortcut found out) and writes the subject,
+    /// the path then its tail, the method by `copyMethod`. Returns where the method (start,
+    /// length), scheme (start, length) and host (start, end) lie in the subject.
+    @inline(__always) func writeSubject(
+        _ uri: UnsafeRawBufferPointer, held: StaticHold, copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
+    ) throws(InterlockError) -> (Int, Int, Int, Int, Int, Int) {
         if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
             subject.deallocate(); decoded.deallocate(); segmentEnds.deallocate()
             subjectCapacity = Matcher.subjectBytes(uri.count)
@@ -409,7 +416,7 @@ public final class Matcher {
             hostStart = schemeStart + schemeLength + 1
         }
         subjectLength = n
-        return (methodStart..<(methodStart + methodLength), schemeStart..<(schemeStart + schemeLength), hostStart..<hostEnd)
+        return (methodStart, methodLength, schemeStart, schemeLength, hostStart, hostEnd)
     }
 
     /// Writes the URI's scheme, "\n" and host at `n` in the subject, lower-cased, and after a host

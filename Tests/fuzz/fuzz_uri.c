@@ -76,7 +76,7 @@ static const char *const forms[] = {
 /* Segments mixing text and parameters, no constraint: never ILK_ELIMIT, however long the URI. */
 static const char *const plain[] = {
   "/:y-:m-:d.json", "/:slug", "/:a.:b.:c.:d/end", "/:name/other", "/f/:name.json", "/f/:name.min.json",
-  "/f/:a-ab-:b", "/f/:a-*rest", "/f/v*path", "/g/:a.:b/:c-:d/:e_:f.txt", "/g/*all", "GET /h/:a~:b",
+  "/f/:a-ab-:b", "/f/:a-*rest", "/f/v*path", "/g/:a.:b/:c-:d/:e~:f.txt", "/g/*all", "GET /h/:a~:b",
   "https://*.example.com/:x.:y", "/:a-:b-:c-:d-:e-:f-:g-:h.x",
 };
 

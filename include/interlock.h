@@ -486,7 +486,9 @@ const char *ilk_router_route_value(const ilk_router *router, uint32_t route_id, 
  * each with the first thing that kept it from the request, and why the winner beat the next route
  * that would take it. Writes it as one JSON object, NUL-terminated, into `buffer` (`capacity`
  * bytes): {"answer": {"route", "params"} or {"status", "allowed"}, "reason", "candidates": [{"route",
- * "name", "pattern", "takes", "why_not"}], "truncated"}. *length (may be NULL) receives its length
+ * "name", "pattern", "form", "takes", "why_not"}], "truncated"} ("form": for a route with optional parts,
+ * tried once per form, the form tried; else null). Which routes take the request is the matcher's own
+ * answer, from the same compiled table. *length (may be NULL) receives its length
  * without the NUL. Returns ILK_OK; ILK_ELIMIT, having written nothing, if the buffer is too small
  * (call again with *length + 1 bytes); ILK_EURI for a malformed URI (ilk_erroffset says where);
  * ILK_EINVAL for a NULL router or URI, a malformed method, or a NULL buffer that is large enough.

@@ -185,11 +185,23 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var enumerating = false
+    /// While `fittingLeaves` runs: the enumeration lists every leaf it reaches in `listed`.
+    var listing = false
+    var listed: [Leaf] = []
     /// The constraints of the unit being run, for its callouts.
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
     #endif
     var runningConstraints: UnsafeMutablePointer<ConstraintRef>? = nil
+    /// The mixed segments of the unit being run, for its callouts.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
+    var runningMixed: UnsafeMutablePointer<MixedRef>? = nil
+    #if DEBUG
+    /// Constraint runs since the matcher was made: tests bound a lookup's work by it.
+    var constraintRuns = 0
+    #endif
     /// The constraint that stopped the last regex, and its error.
     var stoppedConstraint: (Unmanaged<Constraint>, Int32)? = nil
     /// The match limit the contexts have (see `Router.matchLimit`).
@@ -267,15 +279,20 @@ public final class Matcher {
         let held = probesStatic ? wholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) : .unknown
         if held == .matched { return .matched }
         return try match(router, uri: uri, held: held) { (subject) throws(InterlockError) -> Int in
-            guard let method, !method.isEmpty else { return 0 }     // "" is any method, as nil
-            guard method.count <= maximumMethodLength else { throw Matcher.methodTooLong() }
-            var i = 0
-            while i < method.count {
-                try Matcher.copyMethodByte(method[i], to: subject, at: i)
-                i += 1
-            }
-            return i
+            try Matcher.copyMethod(method, to: subject)
         }
+    }
+
+    /// Checks `method` and copies it to `subject`; returns its length (0 for none: nil or "").
+    @inline(__always) static func copyMethod(_ method: UnsafeRawBufferPointer?, to subject: UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int {
+        guard let method, !method.isEmpty else { return 0 }     // "" is any method, as nil
+        guard method.count <= maximumMethodLength else { throw Matcher.methodTooLong() }
+        var i = 0
+        while i < method.count {
+            try Matcher.copyMethodByte(method[i], to: subject, at: i)
+            i += 1
+        }
+        return i
     }
 
     /// `match(_:method:uri:)` with the method as a NUL-terminated string: its bytes are checked
@@ -316,13 +333,58 @@ public final class Matcher {
         _ router: Router, uri: UnsafeRawBufferPointer, held: StaticHold,
         copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
     ) throws(InterlockError) -> MatchOutcome {
+        guard try begin(router) else { return .notFound }
+        let (methodStart, methodLength, schemeStart, schemeLength, hostStart, hostEnd) =
+            try writeSubject(uri, held: held, copyMethod: copyMethod)
+
+        if probesStatic && matchStaticPath(method: methodStart..<(methodStart + methodLength),
+                                           scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<hostEnd) {
+            return .matched
+        }
+
+        spanCount = 0
+        if !spans.segmentsIndexed { indexSegments() }
+        if try matchRoot() { return .matched }
+        guard methodLength > 0, pathFitted else { return .notFound }
+
+        // Method not allowed? Match again with no method, letting a callout list every leaf whose
+        // path, scheme and host fit.
+        let tail = subjectLength - (methodStart + methodLength)
+        (subject + methodStart).update(from: subject + methodStart + methodLength, count: tail)
+        subjectLength -= methodLength
+        self.methodLength = 0
+        methodWord = MethodWord.any
+        enumerating = true
+        defer {
+            enumerating = false
+            enumeratingUnit = nil
+            winner = nil
+            routeID = 0
+        }
+        spanCount = 0
+        _ = try matchRoot()
+        allowedCount = allowedRoutes.count
+        return allowedCount == 0 ? .notFound : .methodNotAllowed
+    }
+
+    /// A lookup's start: forgets the last answer and takes the router's current table; false
+    /// when the table is empty.
+    @inline(__always) func begin(_ router: Router) throws(InterlockError) -> Bool {
         winner = nil
         routeID = 0
         parameterCount = 0
         pathFitted = false
         if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
         if !isCurrent(router) { try refresh(router) }
-        guard tableRoot != nil else { return .notFound }
+        return tableRoot != nil
+    }
+
+    /// Parses the URI (`held`: what the all-literal shortcut found out) and writes the subject,
+    /// the path then its tail, the method by `copyMethod`. Returns where the method (start,
+    /// length), scheme (start, length) and host (start, end) lie in the subject.
+    @inline(__always) func writeSubject(
+        _ uri: UnsafeRawBufferPointer, held: StaticHold, copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
+    ) throws(InterlockError) -> (Int, Int, Int, Int, Int, Int) {
         if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
             subject.deallocate(); decoded.deallocate(); segmentEnds.deallocate()
             subjectCapacity = Matcher.subjectBytes(uri.count)
@@ -354,35 +416,7 @@ public final class Matcher {
             hostStart = schemeStart + schemeLength + 1
         }
         subjectLength = n
-
-        if probesStatic && matchStaticPath(method: methodStart..<(methodStart + methodLength),
-                                           scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<hostEnd) {
-            return .matched
-        }
-
-        spanCount = 0
-        if !spans.segmentsIndexed { indexSegments() }
-        if try matchRoot() { return .matched }
-        guard methodLength > 0, pathFitted else { return .notFound }
-
-        // Method not allowed? Match again with no method, letting a callout list every leaf whose
-        // path, scheme and host fit.
-        let tail = subjectLength - (methodStart + methodLength)
-        (subject + methodStart).update(from: subject + methodStart + methodLength, count: tail)
-        subjectLength -= methodLength
-        self.methodLength = 0
-        methodWord = MethodWord.any
-        enumerating = true
-        defer {
-            enumerating = false
-            enumeratingUnit = nil
-            winner = nil
-            routeID = 0
-        }
-        spanCount = 0
-        _ = try matchRoot()
-        allowedCount = allowedRoutes.count
-        return allowedCount == 0 ? .notFound : .methodNotAllowed
+        return (methodStart, methodLength, schemeStart, schemeLength, hostStart, hostEnd)
     }
 
     /// Writes the URI's scheme, "\n" and host at `n` in the subject, normalized, and after a host

@@ -532,27 +532,6 @@ void ilk_match_free(ilk_match *m);
 int ilk_router_match(ilk_router *router, const char *method, const char *uri, size_t uri_len,
                      ilk_match *m);
 
-/**
- * ilk_router_match with the whole answer in the return value, for hosts where every call and
- * every argument costs (Python's ctypes). Returns a negative error code or ILK_NOT_FOUND or
- * ILK_METHOD_NOT_ALLOWED as ilk_router_match does; when a route matched, a value of at least
- * 2^32: the route's id is the value >> 32, and the low 32 bits are the length of the parameters
- * packed as "name\0value\0name\0value\0..." (values decoded). They are written into the buffer
- * set with ilk_match_set_buffer only if they fit (the buffer is the library's to write while it is
- * set: up to eight bytes past them may change); if the length is over its capacity (or no buffer
- * is set) nothing is written: read them with ilk_match_param_at, or set a larger buffer. `m` holds
- * the match as after ilk_router_match.
- */
-int64_t ilk_router_match_packed(ilk_router *router, const char *method, const char *uri, size_t uri_len,
-                                ilk_match *m);
-
-/**
- * Sets the buffer ilk_router_match_packed writes parameters into: `capacity` bytes at `buffer`,
- * owned by the caller, who keeps it alive while `m` may write to it (NULL and 0 unset it).
- * ILK_OK, or ILK_EINVAL for a NULL `m`, a NULL buffer with a capacity, or a capacity over 4 GiB.
- */
-int ilk_match_set_buffer(ilk_match *m, char *buffer, size_t capacity);
-
 /** The id of the route the last lookup matched, or 0 if it matched none (or m is NULL). */
 uint32_t ilk_match_route_id(const ilk_match *m);
 
@@ -589,100 +568,6 @@ size_t ilk_match_allowed_count(const ilk_match *m);
 
 /** Method `i` of those, NUL-terminated, valid until the next lookup; NULL if out of range. */
 const char *ilk_match_allowed_at(const ilk_match *m, size_t i);
-
-/** @} */
-
-/* ---------------------------------------------------------------------------------------------
- * Batches: many lookups in one call
- * ------------------------------------------------------------------------------------------- */
-
-/** @defgroup batches Batches
- * Many lookups in one call. */
-/** @{ */
-
-/** The answers of ilk_router_match_many, reused across batches. */
-typedef struct ilk_match_batch ilk_match_batch;
-
-/** Creates an empty batch in *out. ILK_OK, ILK_EINVAL or ILK_ENOMEM. Free with ilk_match_batch_free. */
-int ilk_match_batch_new(ilk_match_batch **out);
-
-/** Frees a batch. NULL is a no-op. */
-void ilk_match_batch_free(ilk_match_batch *batch);
-
-/**
- * Looks up many URIs under `method` (NULL for any), as ilk_router_match does one by one, and
- * leaves every answer in `batch` (replacing the last batch's). `uris` holds the URIs one after the
- * other, each followed by a NUL byte ("/a\0/b\0"), `uris_len` bytes in all: one buffer, so that
- * a host pays for one argument, not one per URI. A malformed URI does not stop the batch: its
- * status is ILK_EURI. Returns ILK_OK, or ILK_EINVAL for a NULL argument, `uris` not ending with a
- * NUL byte, or a malformed method, whatever the URIs (the batch is then empty). Use one batch per
- * thread at a time. ilk_router_match_requests takes a method per URI.
- */
-int ilk_router_match_many(ilk_router *router, const char *method, const char *uris, size_t uris_len,
-                          ilk_match_batch *batch);
-
-/** The number of answers in the batch. */
-size_t ilk_match_batch_count(const ilk_match_batch *batch);
-
-/**
- * The answers as arrays of ilk_match_batch_count elements, valid until the next batch: status
- * (ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED or ILK_EURI), route id (0 for none), and the
- * offsets into the parameter text: answer i's parameters are the NUL-separated
- * "name\0value\0name\0value\0..." bytes from offsets[i] to offsets[i + 1] (offsets has count + 1
- * elements) of the text returned by ilk_match_batch_text. For ILK_EURI the text of answer i is the
- * error instead: the message ilk_router_match would leave in ilk_errmsg(), then " (at byte N)"
- * with the offset it would give, then a NUL byte ("bad percent-escape in path (at byte 3)\0").
- * Any out-pointer may be NULL.
- */
-int ilk_match_batch_arrays(const ilk_match_batch *batch, const int32_t **statuses, const uint32_t **route_ids,
-                           const size_t **offsets);
-
-/** The parameter text of the batch and its length in bytes; valid until the next batch. */
-const char *ilk_match_batch_text(const ilk_match_batch *batch, size_t *len);
-
-/**
- * Copies the whole batch into `out`, a buffer of `out_len` bytes the caller owns (8-byte aligned
- * for the offsets to be read in place), so that a host for which each call and each object costs
- * (Python's ctypes) gets every answer in one call, and keeps them past the next batch. With
- * n = ilk_match_batch_count(batch), `out` then holds, one after the other:
- *   int32_t  statuses[n];       as ilk_match_batch_arrays gives them
- *   uint32_t route_ids[n];
- *   size_t   offsets[n + 1];    into the text below (offsets[0] is 0)
- *   char     text[offsets[n]];  as ilk_match_batch_text gives it
- * *needed (may be NULL) is set to that size, 16n + 8 + the text's length, in every case but a NULL
- * batch. Returns ILK_OK; ILK_ELIMIT, having written nothing, if out_len is smaller (call again
- * with a buffer of *needed bytes: the batch is unchanged); ILK_EINVAL for a NULL batch, or a NULL
- * out when out_len is large enough.
- */
-int ilk_match_batch_copy(const ilk_match_batch *batch, void *out, size_t out_len, size_t *needed);
-
-/** Where a batch's answers lie, as ilk_router_match_requests reports them. */
-typedef struct ilk_match_batch_view {
-  size_t count;       /**< The number of answers: one per URI. */
-  size_t first_error; /**< The index of the first answer whose status is an error, or count. */
-  const void *data;   /**< The batch as ilk_match_batch_copy would write it; valid until the batch's next use. */
-  size_t size;        /**< The bytes at data: 16 * count + 8 + the text's length. */
-} ilk_match_batch_view;
-
-/**
- * Looks up many requests, each a method and a URI, as ilk_router_match does one by one, and
- * leaves every answer in `batch` as ilk_router_match_many does. `uris` is as for
- * ilk_router_match_many. `methods` holds methods the same way, `methods_len` bytes in all, each
- * followed by a NUL byte: either one, the method of every URI, or exactly one per URI, in the
- * URIs' order. An empty method ("") accepts any method, as it does for ilk_router_match; so do a
- * NULL `methods` and a `methods_len` of 0.
- *
- * For hosts that pay for each call and each out-parameter (Python's ctypes), on ILK_OK *view (if
- * `view` is not NULL) is set to where the answers lie, in the layout ilk_match_batch_copy
- * documents, so that one copy of `view->size` bytes takes them all; view->count lets the host
- * check that it counted the URIs alike, and view->first_error spares it a scan of the statuses.
- *
- * Returns ILK_OK; ILK_EINVAL for a NULL router or batch, `uris` or `methods` not ending with a NUL
- * byte, a count of methods that is neither one nor the count of URIs, or a malformed method (the
- * message names its index; the batch is then empty). Use one batch per thread at a time.
- */
-int ilk_router_match_requests(ilk_router *router, const char *methods, size_t methods_len, const char *uris,
-                              size_t uris_len, ilk_match_batch *batch, ilk_match_batch_view *view);
 
 /** @} */
 
@@ -836,15 +721,6 @@ int ilk_request_query_at(const ilk_request *request, size_t i, const char **key,
 /** The first value of query key `key`, or NULL if absent. */
 const char *ilk_request_query(const ilk_request *request, const char *key);
 
-/**
- * The whole request in one call, for hosts where every call costs (Python's ctypes): *data and *len
- * receive NUL-separated UTF-8 text, valid as long as the request. The fields, in order: uri,
- * method, scheme, host, port, path, fragment, pattern, route id (decimal); each written with a
- * first byte '1' and its value, or '0' alone when absent. Then three lists, parameters, query pairs
- * and metadata: each a decimal count, then that many name and value strings. ILK_OK or ILK_EINVAL.
- */
-int ilk_request_packed(const ilk_request *request, const char **data, size_t *len);
-
 /** The value of metadata `key` (strings interceptors and filters attach), or NULL. */
 const char *ilk_request_metadata(const ilk_request *request, const char *key);
 /** The number of metadata entries. */
@@ -887,19 +763,6 @@ size_t ilk_response_header_count(const ilk_response *response);
 int ilk_response_header_at(const ilk_response *response, size_t i, const char **name, const char **value);
 /** Removes every header. ILK_OK or ILK_EINVAL. */
 int ilk_response_clear_headers(ilk_response *response);
-/**
- * The whole response in one copy, for hosts where every call costs (Python's ctypes): `out` then
- * holds, one after the other,
- *   uint64_t text_len;        in the machine's byte order
- *   char     text[text_len];  NUL-separated: the status (decimal), the
- *                             number of headers (decimal), then each header's name and value
- *   char     body[];          the body: the rest of the copy
- * *needed (may be NULL) is set to that size, 8 + text_len + the body's length, for any response
- * that is not NULL. `out` needs no alignment. Returns ILK_OK; ILK_ELIMIT, having written nothing,
- * if out_len is smaller (call again with a buffer of *needed bytes); ILK_EINVAL for a NULL
- * response, or a NULL out when out_len is large enough.
- */
-int ilk_response_copy(const ilk_response *response, void *out, size_t out_len, size_t *needed);
 
 /** Sets the status (200 unless set). ILK_OK, or ILK_EINVAL for a status outside 100...599. */
 int ilk_response_set_status(ilk_response *response, int status);
@@ -960,6 +823,150 @@ const char *ilk_result_state(const ilk_result *result, const char *key);
 size_t ilk_result_allowed_count(const ilk_result *result);
 /** Allowed method `i`, or NULL if out of range. */
 const char *ilk_result_allowed_at(const ilk_result *result, size_t i);
+/** Frees a result. NULL is a no-op. */
+void ilk_result_free(ilk_result *result);
+/** @} */
+
+/* ---------------------------------------------------------------------------------------------
+ * For hosts that pay per call
+ * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup per_call For hosts that pay per call
+ * What a C program does with the functions above, in fewer calls, for hosts where every call and
+ * every argument costs (Python's ctypes, LuaJIT's FFI, N-API): a lookup's whole answer in its
+ * return value, many lookups in one call, and a request's, a response's or a result's whole
+ * contents in one copy. A C program has no need of them; their answers are the same as the
+ * calls they stand for. */
+/** @{ */
+
+/**
+ * ilk_router_match with the whole answer in the return value, for hosts where every call and
+ * every argument costs (Python's ctypes). Returns a negative error code or ILK_NOT_FOUND or
+ * ILK_METHOD_NOT_ALLOWED as ilk_router_match does; when a route matched, a value of at least
+ * 2^32: the route's id is the value >> 32, and the low 32 bits are the length of the parameters
+ * packed as "name\0value\0name\0value\0..." (values decoded). They are written into the buffer
+ * set with ilk_match_set_buffer only if they fit (the buffer is the library's to write while it is
+ * set: up to eight bytes past them may change); if the length is over its capacity (or no buffer
+ * is set) nothing is written: read them with ilk_match_param_at, or set a larger buffer. `m` holds
+ * the match as after ilk_router_match.
+ */
+int64_t ilk_router_match_packed(ilk_router *router, const char *method, const char *uri, size_t uri_len,
+                                ilk_match *m);
+
+/**
+ * Sets the buffer ilk_router_match_packed writes parameters into: `capacity` bytes at `buffer`,
+ * owned by the caller, who keeps it alive while `m` may write to it (NULL and 0 unset it).
+ * ILK_OK, or ILK_EINVAL for a NULL `m`, a NULL buffer with a capacity, or a capacity over 4 GiB.
+ */
+int ilk_match_set_buffer(ilk_match *m, char *buffer, size_t capacity);
+
+/** The answers of ilk_router_match_many, reused across batches. */
+typedef struct ilk_match_batch ilk_match_batch;
+
+/** Creates an empty batch in *out. ILK_OK, ILK_EINVAL or ILK_ENOMEM. Free with ilk_match_batch_free. */
+int ilk_match_batch_new(ilk_match_batch **out);
+
+/** Frees a batch. NULL is a no-op. */
+void ilk_match_batch_free(ilk_match_batch *batch);
+
+/**
+ * Looks up many URIs under `method` (NULL for any), as ilk_router_match does one by one, and
+ * leaves every answer in `batch` (replacing the last batch's). `uris` holds the URIs one after the
+ * other, each followed by a NUL byte ("/a\0/b\0"), `uris_len` bytes in all: one buffer, so that
+ * a host pays for one argument, not one per URI. A malformed URI does not stop the batch: its
+ * status is ILK_EURI. Returns ILK_OK, or ILK_EINVAL for a NULL argument, `uris` not ending with a
+ * NUL byte, or a malformed method, whatever the URIs (the batch is then empty). Use one batch per
+ * thread at a time. ilk_router_match_requests takes a method per URI.
+ */
+int ilk_router_match_many(ilk_router *router, const char *method, const char *uris, size_t uris_len,
+                          ilk_match_batch *batch);
+
+/** The number of answers in the batch. */
+size_t ilk_match_batch_count(const ilk_match_batch *batch);
+
+/**
+ * The answers as arrays of ilk_match_batch_count elements, valid until the next batch: status
+ * (ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED or ILK_EURI), route id (0 for none), and the
+ * offsets into the parameter text: answer i's parameters are the NUL-separated
+ * "name\0value\0name\0value\0..." bytes from offsets[i] to offsets[i + 1] (offsets has count + 1
+ * elements) of the text returned by ilk_match_batch_text. For ILK_EURI the text of answer i is the
+ * error instead: the message ilk_router_match would leave in ilk_errmsg(), then " (at byte N)"
+ * with the offset it would give, then a NUL byte ("bad percent-escape in path (at byte 3)\0").
+ * Any out-pointer may be NULL.
+ */
+int ilk_match_batch_arrays(const ilk_match_batch *batch, const int32_t **statuses, const uint32_t **route_ids,
+                           const size_t **offsets);
+
+/** The parameter text of the batch and its length in bytes; valid until the next batch. */
+const char *ilk_match_batch_text(const ilk_match_batch *batch, size_t *len);
+
+/**
+ * Copies the whole batch into `out`, a buffer of `out_len` bytes the caller owns (8-byte aligned
+ * for the offsets to be read in place), so that a host for which each call and each object costs
+ * (Python's ctypes) gets every answer in one call, and keeps them past the next batch. With
+ * n = ilk_match_batch_count(batch), `out` then holds, one after the other:
+ *   int32_t  statuses[n];       as ilk_match_batch_arrays gives them
+ *   uint32_t route_ids[n];
+ *   size_t   offsets[n + 1];    into the text below (offsets[0] is 0)
+ *   char     text[offsets[n]];  as ilk_match_batch_text gives it
+ * *needed (may be NULL) is set to that size, 16n + 8 + the text's length, in every case but a NULL
+ * batch. Returns ILK_OK; ILK_ELIMIT, having written nothing, if out_len is smaller (call again
+ * with a buffer of *needed bytes: the batch is unchanged); ILK_EINVAL for a NULL batch, or a NULL
+ * out when out_len is large enough.
+ */
+int ilk_match_batch_copy(const ilk_match_batch *batch, void *out, size_t out_len, size_t *needed);
+
+/** Where a batch's answers lie, as ilk_router_match_requests reports them. */
+typedef struct ilk_match_batch_view {
+  size_t count;       /**< The number of answers: one per URI. */
+  size_t first_error; /**< The index of the first answer whose status is an error, or count. */
+  const void *data;   /**< The batch as ilk_match_batch_copy would write it; valid until the batch's next use. */
+  size_t size;        /**< The bytes at data: 16 * count + 8 + the text's length. */
+} ilk_match_batch_view;
+
+/**
+ * Looks up many requests, each a method and a URI, as ilk_router_match does one by one, and
+ * leaves every answer in `batch` as ilk_router_match_many does. `uris` is as for
+ * ilk_router_match_many. `methods` holds methods the same way, `methods_len` bytes in all, each
+ * followed by a NUL byte: either one, the method of every URI, or exactly one per URI, in the
+ * URIs' order. An empty method ("") accepts any method, as it does for ilk_router_match; so do a
+ * NULL `methods` and a `methods_len` of 0.
+ *
+ * For hosts that pay for each call and each out-parameter (Python's ctypes), on ILK_OK *view (if
+ * `view` is not NULL) is set to where the answers lie, in the layout ilk_match_batch_copy
+ * documents, so that one copy of `view->size` bytes takes them all; view->count lets the host
+ * check that it counted the URIs alike, and view->first_error spares it a scan of the statuses.
+ *
+ * Returns ILK_OK; ILK_EINVAL for a NULL router or batch, `uris` or `methods` not ending with a NUL
+ * byte, a count of methods that is neither one nor the count of URIs, or a malformed method (the
+ * message names its index; the batch is then empty). Use one batch per thread at a time.
+ */
+int ilk_router_match_requests(ilk_router *router, const char *methods, size_t methods_len, const char *uris,
+                              size_t uris_len, ilk_match_batch *batch, ilk_match_batch_view *view);
+
+/**
+ * The whole request in one call, for hosts where every call costs (Python's ctypes): *data and *len
+ * receive NUL-separated UTF-8 text, valid as long as the request. The fields, in order: uri,
+ * method, scheme, host, port, path, fragment, pattern, route id (decimal); each written with a
+ * first byte '1' and its value, or '0' alone when absent. Then three lists, parameters, query pairs
+ * and metadata: each a decimal count, then that many name and value strings. ILK_OK or ILK_EINVAL.
+ */
+int ilk_request_packed(const ilk_request *request, const char **data, size_t *len);
+
+/**
+ * The whole response in one copy, for hosts where every call costs (Python's ctypes): `out` then
+ * holds, one after the other,
+ *   uint64_t text_len;        in the machine's byte order
+ *   char     text[text_len];  NUL-separated: the status (decimal), the
+ *                             number of headers (decimal), then each header's name and value
+ *   char     body[];          the body: the rest of the copy
+ * *needed (may be NULL) is set to that size, 8 + text_len + the body's length, for any response
+ * that is not NULL. `out` needs no alignment. Returns ILK_OK; ILK_ELIMIT, having written nothing,
+ * if out_len is smaller (call again with a buffer of *needed bytes); ILK_EINVAL for a NULL
+ * response, or a NULL out when out_len is large enough.
+ */
+int ilk_response_copy(const ilk_response *response, void *out, size_t out_len, size_t *needed);
+
 /**
  * The whole result but the body in one call, for hosts where every call costs (Python's ctypes):
  * *data and *len receive NUL-separated UTF-8 text, valid until ilk_result_free, written as
@@ -970,6 +977,7 @@ const char *ilk_result_allowed_at(const ilk_result *result, size_t i);
  * request, exactly as ilk_request_packed gives it. ILK_OK or ILK_EINVAL.
  */
 int ilk_result_packed(const ilk_result *result, const char **data, size_t *len);
+
 /**
  * The whole result, body included, in one copy, for hosts where every call and every
  * out-parameter costs (Python's ctypes): `out` then holds, one after the other,
@@ -982,8 +990,6 @@ int ilk_result_packed(const ilk_result *result, const char **data, size_t *len);
  * ILK_EINVAL for a NULL result, or a NULL out when out_len is large enough.
  */
 int ilk_result_copy(const ilk_result *result, void *out, size_t out_len, size_t *needed);
-/** Frees a result. NULL is a no-op. */
-void ilk_result_free(ilk_result *result);
 /** @} */
 
 #ifdef __cplusplus

@@ -710,8 +710,14 @@ void *ilk_request_route_data(const ilk_request *request);
 const char *ilk_request_pattern(const ilk_request *request);
 /** The number of parameters bound by the matched route. */
 size_t ilk_request_param_count(const ilk_request *request);
-/** Parameter `i`'s name and decoded value (either out-pointer may be NULL). ILK_OK or ILK_EINVAL. */
-int ilk_request_param_at(const ilk_request *request, size_t i, const char **name, const char **value);
+/**
+ * Gives parameter `i` (0-based, in path order) of the matched route: its name and its decoded
+ * value, both NUL-terminated, with their lengths in bytes, valid during the callback (as
+ * ilk_match_param_at gives a lookup's). Any of the out-pointers may be NULL. ILK_OK, or ILK_EINVAL
+ * (request NULL or i out of range).
+ */
+int ilk_request_param_at(const ilk_request *request, size_t i, const char **name, size_t *name_len,
+                         const char **value, size_t *value_len);
 /** The decoded value of parameter `name`, or NULL if unbound. */
 const char *ilk_request_param(const ilk_request *request, const char *name);
 /** The number of query pairs ("a=1&a=2&b" has three). */

@@ -944,9 +944,9 @@ static void test_remove_param(void) {
 static int filter_reads_then_changes(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
   (void)userdata;
   const char *name = NULL, *value = NULL, *name2 = NULL, *value2 = NULL;
-  if (ilk_request_param_at(req, 0, &name, &value) != ILK_OK) return -1;
+  if (ilk_request_param_at(req, 0, &name, NULL, &value, NULL) != ILK_OK) return -1;
   if (ilk_request_set_param(req, "a", "changed") != ILK_OK || ilk_request_remove_param(req, "b") != ILK_OK) return -1;
-  if (ilk_request_param_at(req, 0, &name2, &value2) != ILK_OK) return -1;
+  if (ilk_request_param_at(req, 0, &name2, NULL, &value2, NULL) != ILK_OK) return -1;
   char buf[96];
   snprintf(buf, sizeof buf, "%s=%s %s=%s %zu", name, value, name2, value2, ilk_request_param_count(req));
   mark(buf);

@@ -347,7 +347,7 @@ static inline void check_resolve(ilk_router *r, const char *method, const char *
   size_t count = ilk_request_param_count(req), pos = 0;
   for (size_t k = 0; k < count; k++) {
     const char *name, *value;
-    REQUIRE(ilk_request_param_at(req, k, &name, &value) == ILK_OK && name && value, "resolve param %zu", k);
+    REQUIRE(ilk_request_param_at(req, k, &name, NULL, &value, NULL) == ILK_OK && name && value, "resolve param %zu", k);
     size_t nl = strlen(name) + 1, vl = strlen(value) + 1;
     REQUIRE(pos + nl + vl <= a->len && memcmp(a->text + pos, name, nl) == 0 && memcmp(a->text + pos + nl, value, vl) == 0,
             "resolve's parameter %s=%s differs from match's for \"%s\"", SHOWZ(name), SHOWZ(value), show(uri, len));

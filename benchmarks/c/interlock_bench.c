@@ -151,7 +151,7 @@ static void resolve_pass(void) {
       size_t count = ilk_request_param_count(req);
       for (size_t i = 0; i < count; i++) {
         const char *name, *value;
-        ilk_request_param_at(req, i, &name, &value);
+        ilk_request_param_at(req, i, &name, NULL, &value, NULL);
         bytes += strlen(name) + strlen(value);
       }
     }

@@ -87,7 +87,7 @@ uint32_t ilk_request_route_id(const ilk_request *request);
 void *ilk_request_route_data(const ilk_request *request);
 const char *ilk_request_pattern(const ilk_request *request);
 size_t ilk_request_param_count(const ilk_request *request);
-int ilk_request_param_at(const ilk_request *request, size_t i, const char **name, const char **value);
+int ilk_request_param_at(const ilk_request *request, size_t i, const char **name, size_t *name_len, const char **value, size_t *value_len);
 const char *ilk_request_param(const ilk_request *request, const char *name);
 size_t ilk_request_query_count(const ilk_request *request);
 int ilk_request_query_at(const ilk_request *request, size_t i, const char **key, const char **value);

@@ -190,7 +190,7 @@ static int sync_map(napi_env env, napi_value request_obj, const char *what, ilk_
 }
 
 static int param_at(const ilk_request *r, size_t i, const char **name, const char **value) {
-  return ilk_request_param_at(r, i, name, value);
+  return ilk_request_param_at(r, i, name, NULL, value, NULL);
 }
 
 int sync_request(napi_env env, napi_value request_obj, ilk_request *request) {

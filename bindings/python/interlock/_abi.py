@@ -143,7 +143,7 @@ PROTOTYPES = [
     ("ilk_request_route_data", c_void_p, [c_void_p]),
     ("ilk_request_pattern", c_char_p, [c_void_p]),
     ("ilk_request_param_count", c_size_t, [c_void_p]),
-    ("ilk_request_param_at", c_int, [c_void_p, c_size_t, POINTER(c_char_p), POINTER(c_char_p)]),
+    ("ilk_request_param_at", c_int, [c_void_p, c_size_t, POINTER(c_void_p), POINTER(c_size_t), POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_request_param", c_char_p, [c_void_p, c_char_p]),
     ("ilk_request_query_count", c_size_t, [c_void_p]),
     ("ilk_request_query_at", c_int, [c_void_p, c_size_t, POINTER(c_char_p), POINTER(c_char_p)]),

@@ -50,6 +50,9 @@ public struct MatchExplanation: Sendable {
 
         /// The rejection in words, another route named by `name` (the `interlock` command names
         /// routes by their line in the route file).
+        ///
+        /// - Parameter name: How to name a route, from its id.
+        /// - Returns: The rejection in words.
         public func description(naming name: (RouteID) -> String) -> String {
             switch self {
             case .segment(let n, let detail): "segment \(n): \(detail)"
@@ -74,6 +77,9 @@ public struct MatchExplanation: Sendable {
     public var reason: String? { reason { "route \($0)" } }
 
     /// ``reason``, routes named by `name`.
+    ///
+    /// - Parameter name: How to name a route, from its id.
+    /// - Returns: Why the winner won, or nil if no other route would have taken the request.
     public func reason(naming name: (RouteID) -> String) -> String? { why?.description(name) }
 
     let why: Why?

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Optional,
 from . import _native as n
 from ._callbacks import _guard
 from ._errors import UINT32, _check, _int_arg, _raise, _wrong_type
-from ._matches import Match, _DataMatch
+from ._matches import Match, _DataMatch, _new_match
 from ._native import lib, text
 from ._slot import _MatchSlot
 from ._text import _b
@@ -58,7 +58,6 @@ if TYPE_CHECKING:
 _MISSING = object()
 # The removed routes whose names `_names` keeps (see the module's doc).
 _REMOVED_NAMES_KEPT = 4096
-_new_tuple = tuple.__new__
 
 # What `match` reads of a route with data, or of one it has no head for (the data of the lookup's
 # route, its pattern), and a request's data: through PyDLL, as _slot.py says why (each returns at
@@ -357,8 +356,8 @@ class _Changes:
             head = (route_id, self._route_name(route_id), text(_match_pattern(handle)) or "")
             self._remember((slot.routes, self._heads) if token is None else (slot.data_routes,), head, generation)
         if token is None:
-            return _new_tuple(Match, head + (params,))
-        match = _new_tuple(_DataMatch, head + (params,))
+            return _new_match(Match, head + (params,))
+        match = _new_match(_DataMatch, head + (params,))
         data = self._objects.get(token, _MISSING)
         match.data = data if data is not _MISSING else self._object(handle)
         return match

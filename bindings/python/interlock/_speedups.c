@@ -27,9 +27,10 @@
  * its hash kept) and a Match through its type's own allocator, as tuple's new would, without the
  * argument tuples that calling tuple's new takes.
  */
-#define Py_LIMITED_API 0x03090000
+#define Py_LIMITED_API 0x030A0000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>     /* T_OBJECT */
 #include <string.h>
 
 #include "interlock.h"
@@ -47,9 +48,29 @@ typedef struct {
     char bytes[NAME_BYTES];
 } NameSlot;
 
+/* Methods a door has met (the package's bytes for each, whose text is the method's UTF-8). */
+#define METHOD_SLOTS 8
+typedef struct {
+    PyObject *bytes;
+    const char *text;
+    Py_ssize_t size;
+} MethodSlot;
+
 /* Names looked up on every call, made once. */
-static PyObject *door_name, *ctypes_name, *uri_keyword, *method_keyword;
-static PyObject *door_type, *bound_type;
+static PyObject *ctypes_name, *uri_keyword, *method_keyword;
+static PyObject *door_type, *router_base_type;
+
+/* Tuple's own constructor and destructor; where a tuple's items lie (tuple_items_offset), or -1. */
+static newfunc tuple_new_slot;
+static destructor tuple_dealloc_slot;
+static Py_ssize_t items_offset = -1;
+
+static PyObject **items_of(PyObject *tuple) {
+    return (PyObject **)((char *)tuple + items_offset);
+}
+
+/* The most parameter text a match copies out (a longer one is the ctypes path's). */
+#define PACKED_MAX 4096
 
 typedef struct {
     PyObject_HEAD
@@ -61,25 +82,18 @@ typedef struct {
     PyObject *heads;        /* dict: route id -> (id, name, pattern), the router's `_heads` */
     PyObject *methods;      /* dict: method str -> bytes, the package's (_text._METHODS) */
     PyObject *match_type;   /* interlock.Match */
-    newfunc tuple_tp_new;   /* tuple's own constructor, where the limited API gives it (3.10 on) */
-    PyObject *tuple_new;    /* else tuple.__new__; either makes a Match from its fields */
-    PyObject *last_method;  /* the method of the last call and its bytes: most calls repeat it */
-    PyObject *last_method_bytes;
+    MethodSlot methods_met[METHOD_SLOTS];  /* methods met before, by their text (see method_text) */
+    int next_method_slot;
     PyObject *owner;        /* what owns the handle and the buffer (a _MatchSlot) */
     allocfunc match_alloc;  /* the Match type's own allocator: a Match made as tuple's new makes it */
     NameSlot names[NAME_SLOTS];    /* parameter names made before, interned (see name_of) */
 } Door;
 
+/* interlock.Router's base with the accelerator: where the router keeps its door. */
 typedef struct {
     PyObject_HEAD
-    PyObject *ctypes_path;  /* Router._match_ctypes: what the method wraps (its doc, signature) */
-} Method;
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *router;
-    Door *door;
-} Bound;
+    PyObject *door;         /* `router._door`: a Door, or None/NULL (then every call is the ctypes path's) */
+} RouterBase;
 
 /* The allocator of a Match: a tuple subclass's own (tuple's new allocates through it), or NULL
  * where the type is none such, and tuple's new then makes it. */
@@ -121,24 +135,14 @@ static PyObject *door_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
         PyErr_SetString(PyExc_ValueError, "Door: a negative capacity, or a Match that is no type");
         return NULL;
     }
-    PyObject *tuple_new = PyObject_GetAttrString((PyObject *)&PyTuple_Type, "__new__");
-    if (tuple_new == NULL)
-        return NULL;
-    newfunc tuple_tp_new = (newfunc)PyType_GetSlot(&PyTuple_Type, Py_tp_new);
-    if (tuple_tp_new == NULL)
-        PyErr_Clear();      /* 3.9: no slots of static types; tuple.__new__ then */
     Door *d = (Door *)PyType_GenericAlloc(type, 0);
-    if (d == NULL) {
-        Py_DECREF(tuple_new);
+    if (d == NULL)
         return NULL;
-    }
     d->match = match;
     d->router = router_p;
     d->handle = handle_p;
     d->buffer = buffer_p;
     d->capacity = capacity;
-    d->tuple_tp_new = tuple_tp_new;
-    d->tuple_new = tuple_new;
     d->match_alloc = match_allocator(match_type);
     Py_INCREF(heads);
     d->heads = heads;
@@ -157,9 +161,8 @@ static void door_dealloc(PyObject *self) {
     Py_XDECREF(d->heads);
     Py_XDECREF(d->methods);
     Py_XDECREF(d->match_type);
-    Py_XDECREF(d->tuple_new);
-    Py_XDECREF(d->last_method);
-    Py_XDECREF(d->last_method_bytes);
+    for (int i = 0; i < METHOD_SLOTS; i++)
+        Py_XDECREF(d->methods_met[i].bytes);
     Py_XDECREF(d->owner);
     for (int i = 0; i < NAME_SLOTS; i++)
         Py_XDECREF(d->names[i].name);
@@ -176,18 +179,20 @@ static PyObject *door_close(PyObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
-/* The name `text` (`size` bytes of UTF-8) as a str, new reference: the door's made one where it
- * has it, else made, interned and kept. `names` is NULL where no door keeps names (entries). */
-static PyObject *name_of(NameSlot *names, const char *text, Py_ssize_t size) {
-    if (names == NULL || size > NAME_BYTES)
+/* The name `text` (`size` bytes of UTF-8, `hash` their FNV-1a hash) as a str, new reference: the
+ * door's made one where it has it, else made, interned and kept. */
+static PyObject *name_of(NameSlot *names, const char *text, Py_ssize_t size, unsigned hash) {
+    if (size > NAME_BYTES)
         return PyUnicode_DecodeUTF8(text, size, NULL);
-    unsigned hash = 2166136261u;
-    for (Py_ssize_t i = 0; i < size; i++)
-        hash = (hash ^ (unsigned char)text[i]) * 16777619u;
     NameSlot *slot = &names[hash % NAME_SLOTS];
-    if (slot->name != NULL && slot->size == size && memcmp(slot->bytes, text, (size_t)size) == 0) {
-        Py_INCREF(slot->name);
-        return slot->name;
+    if (slot->name != NULL && slot->size == size) {
+        Py_ssize_t i = 0;
+        while (i < size && slot->bytes[i] == text[i])   /* short: no call of memcmp */
+            i++;
+        if (i == size) {
+            Py_INCREF(slot->name);
+            return slot->name;
+        }
     }
     PyObject *name = PyUnicode_DecodeUTF8(text, size, NULL);
     if (name == NULL)
@@ -202,21 +207,26 @@ static PyObject *name_of(NameSlot *names, const char *text, Py_ssize_t size) {
     return name;
 }
 
-/* The packed parameters ("name\0value\0...", `size` bytes) as a dict; NULL with an error set. */
+/* The packed parameters ("name\0value\0...", `size` bytes) as a dict; NULL with an error set.
+ * `names` is the door's names (name_of), or NULL where none are kept (entries). */
 static PyObject *params_of(NameSlot *names, const char *p, Py_ssize_t size) {
     PyObject *params = PyDict_New();
     if (params == NULL)
         return NULL;
     const char *end = p + size;
     while (p < end) {
-        const char *name_end = memchr(p, 0, (size_t)(end - p));
-        if (name_end == NULL)
+        /* The name's end and its hash in one pass (a name is short). */
+        unsigned hash = 2166136261u;
+        const char *name_end = p;
+        while (name_end < end && *name_end != 0)
+            hash = (hash ^ (unsigned char)*name_end++) * 16777619u;
+        if (name_end == end)
             break;
         const char *value = name_end + 1;
         const char *value_end = value < end ? memchr(value, 0, (size_t)(end - value)) : NULL;
         if (value_end == NULL)
             break;
-        PyObject *k = name_of(names, p, name_end - p);
+        PyObject *k = names != NULL ? name_of(names, p, name_end - p, hash) : PyUnicode_DecodeUTF8(p, name_end - p, NULL);
         PyObject *v = k ? PyUnicode_DecodeUTF8(value, value_end - value, NULL) : NULL;
         int failed = v == NULL || PyDict_SetItem(params, k, v) < 0;
         Py_XDECREF(k);
@@ -233,8 +243,8 @@ static PyObject *params_of(NameSlot *names, const char *p, Py_ssize_t size) {
 /* A Match of `head` (id, name, pattern) and the packed parameters at `p` (`size` bytes): made
  * through the Match type's allocator where it has one (a tuple subclass's own, which is what
  * tuple's new does), else through tuple's new. */
-static PyObject *make_match(PyObject *match_type, allocfunc match_alloc, newfunc tuple_tp_new, PyObject *tuple_new,
-                            NameSlot *names, PyObject *head, const char *p, Py_ssize_t size) {
+static PyObject *make_match(PyObject *match_type, allocfunc match_alloc, NameSlot *names, PyObject *head,
+                            const char *p, Py_ssize_t size) {
     if (!PyTuple_Check(head) || PyTuple_Size(head) != 3) {
         PyErr_SetString(PyExc_TypeError, "a route's head is (id, name, pattern)");
         return NULL;
@@ -248,140 +258,163 @@ static PyObject *make_match(PyObject *match_type, allocfunc match_alloc, newfunc
         Py_DECREF(params);
         return NULL;
     }
-    for (Py_ssize_t i = 0; i < 3; i++) {
-        PyObject *field = PyTuple_GetItem(head, i);
-        Py_INCREF(field);
-        PyTuple_SetItem(fields, i, field);
+    if (items_offset >= 0) {        /* the items written as PyTuple_SetItem would, without its calls */
+        PyObject **from = items_of(head), **to = items_of(fields);
+        for (Py_ssize_t i = 0; i < 3; i++) {
+            Py_INCREF(from[i]);
+            to[i] = from[i];
+        }
+        to[3] = params;
+    } else {
+        for (Py_ssize_t i = 0; i < 3; i++) {
+            PyObject *field = PyTuple_GetItem(head, i);
+            Py_INCREF(field);
+            PyTuple_SetItem(fields, i, field);
+        }
+        PyTuple_SetItem(fields, 3, params);
     }
-    PyTuple_SetItem(fields, 3, params);
     if (match_alloc != NULL)
         return fields;
-    PyObject *answer;
-    if (tuple_tp_new != NULL) {
-        PyObject *call_args = PyTuple_Pack(1, fields);
-        answer = call_args ? tuple_tp_new((PyTypeObject *)match_type, call_args, NULL) : NULL;
-        Py_XDECREF(call_args);
-    } else {
-        answer = PyObject_CallFunctionObjArgs(tuple_new, match_type, fields, NULL);
-    }
+    PyObject *call_args = PyTuple_Pack(1, fields);
+    PyObject *answer = call_args ? tuple_new_slot((PyTypeObject *)match_type, call_args, NULL) : NULL;
+    Py_XDECREF(call_args);
     Py_DECREF(fields);
     return answer;
 }
 
-/* The ctypes path's answer to the call (or its error). */
-static PyObject *fall_back(PyObject *router, PyObject *args, PyObject *kwargs) {
-    if (PyErr_Occurred())
-        PyErr_Clear();
-    PyObject *method = PyObject_GetAttr(router, ctypes_name);
-    if (method == NULL)
-        return NULL;
-    PyObject *answer = PyObject_Call(method, args, kwargs);
-    Py_DECREF(method);
-    return answer;
-}
-
 /* The method's bytes for the library (NULL: any method) in *text; 0, or -1 if the ctypes path
- * is to convert it. */
+ * is to convert it. A door keeps the methods it has met by their text, as most calls repeat a
+ * few methods, each a str of its own (a server makes one for each request). */
 static int method_text(Door *d, PyObject *method, const char **text) {
     *text = NULL;
     if (method == Py_None)
         return 0;
     if (!PyUnicode_CheckExact(method))    /* a subclass may hash and compare in Python */
         return -1;
-    if (method == d->last_method) {
-        *text = PyBytes_AsString(d->last_method_bytes);
+    Py_ssize_t size;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(method, &size);
+    if (utf8 == NULL)
+        return -1;      /* a lone surrogate: the ctypes path says so */
+    if (size == 0)
         return 0;
+    for (int i = 0; i < METHOD_SLOTS && d->methods_met[i].bytes != NULL; i++) {
+        MethodSlot *slot = &d->methods_met[i];
+        if (slot->size == size && memcmp(slot->text, utf8, (size_t)size) == 0) {
+            *text = slot->text;
+            return 0;
+        }
     }
-    if (PyUnicode_GetLength(method) == 0)
-        return 0;
     /* Only the methods the package has made already (with its checks): others it makes. */
     PyObject *made = PyDict_GetItemWithError(d->methods, method);
-    if (made == NULL || !PyBytes_Check(made))
+    char *made_text;
+    Py_ssize_t made_size;
+    if (made == NULL || !PyBytes_Check(made) || PyBytes_AsStringAndSize(made, &made_text, &made_size) < 0)
         return -1;
-    /* Stored before the old ones are let go of: letting go may run Python code, which may call
-     * this door again. */
-    PyObject *old_method = d->last_method, *old_bytes = d->last_method_bytes;
-    Py_INCREF(method);
-    Py_INCREF(made);
-    d->last_method = method;
-    d->last_method_bytes = made;
-    *text = PyBytes_AsString(made);
-    Py_XDECREF(old_method);
-    Py_XDECREF(old_bytes);
+    *text = made_text;
+    if (made_size == size && memcmp(made_text, utf8, (size_t)size) == 0) {   /* the method's own text */
+        MethodSlot *slot = &d->methods_met[d->next_method_slot];
+        d->next_method_slot = (d->next_method_slot + 1) % METHOD_SLOTS;
+        PyObject *old = slot->bytes;
+        Py_INCREF(made);
+        slot->bytes = made;
+        slot->text = made_text;
+        slot->size = made_size;
+        Py_XDECREF(old);    /* bytes: letting go of them runs no Python code */
+    }
     return 0;
 }
 
-/* The call's uri and method, positional or by keyword; 0, or -1 if the ctypes path is to take
- * the call (it says what is wrong with it). */
-static int arguments(PyObject *args, PyObject *kwargs, PyObject **uri, PyObject **method) {
-    Py_ssize_t n = PyTuple_Size(args), keywords = kwargs != NULL ? PyDict_Size(kwargs) : 0;
-    *uri = n >= 1 ? PyTuple_GetItem(args, 0) : NULL;
-    *method = n >= 2 ? PyTuple_GetItem(args, 1) : Py_None;
-    if (n > 2)
-        return -1;
-    if (keywords > 0) {
-        PyObject *kw_uri = PyDict_GetItemWithError(kwargs, uri_keyword);
-        PyObject *kw_method = kw_uri != NULL || !PyErr_Occurred() ? PyDict_GetItemWithError(kwargs, method_keyword) : NULL;
-        if (PyErr_Occurred())
-            return -1;
-        if ((kw_uri != NULL && n >= 1) || (kw_method != NULL && n >= 2)
-            || keywords != (kw_uri != NULL) + (kw_method != NULL))
-            return -1;      /* an argument given twice, or an unknown keyword */
-        if (kw_uri != NULL)
-            *uri = kw_uri;
-        if (kw_method != NULL)
-            *method = kw_method;
-    }
-    return *uri != NULL && *method != NULL ? 0 : -1;
-}
-
-/* router.match(uri, method=None) through `d` (see the top of this file). */
-static PyObject *door_match(Door *d, PyObject *router, PyObject *args, PyObject *kwargs) {
-    PyObject *uri, *method;
+/* The answer of a match of `uri` under `method` through `d`, or NULL: with an error set, or with
+ * *fall set where the ctypes path is to take the call (see the top of this file). */
+static PyObject *door_match(Door *d, PyObject *uri, PyObject *method, int *fall) {
     const char *method_bytes;
-    if (d->router == NULL || arguments(args, kwargs, &uri, &method) < 0 || !PyUnicode_CheckExact(uri)
-        || method_text(d, method, &method_bytes) < 0)
-        return fall_back(router, args, kwargs);
-    PyObject *utf8 = PyUnicode_AsUTF8String(uri);   /* a lone surrogate: the ctypes path says where */
-    if (utf8 == NULL)
-        return fall_back(router, args, kwargs);
-    char *text;
-    Py_ssize_t length;
-    if (PyBytes_AsStringAndSize(utf8, &text, &length) < 0) {
-        Py_DECREF(utf8);
+    *fall = 1;
+    if (d->router == NULL || !PyUnicode_CheckExact(uri) || method_text(d, method, &method_bytes) < 0)
         return NULL;
-    }
-    if (d->router == NULL) {      /* closed while the method's hash ran */
-        Py_DECREF(utf8);
-        return fall_back(router, args, kwargs);
-    }
+    /* The str's own UTF-8 (kept by it; an ASCII str's text itself): a lone surrogate has none,
+     * and the ctypes path says where it is. */
+    Py_ssize_t length;
+    const char *text = PyUnicode_AsUTF8AndSize(uri, &length);
+    if (text == NULL || d->router == NULL)      /* or closed while the method's hash ran */
+        return NULL;
     int64_t rc = d->match(d->router, method_bytes, text, (size_t)length, d->handle);
 
     const int64_t matched = (int64_t)1 << 32;
     Py_ssize_t size = (Py_ssize_t)(rc & 0xFFFFFFFF);
-    char packed[4096];
-    if (rc >= matched && size <= d->capacity && size <= (Py_ssize_t)sizeof packed) {
-        /* Copied before anything is allocated or let go of: either may run the garbage
-         * collector, and a finalizer Python code, during which another thread may look up
-         * through this door. */
-        memcpy(packed, d->buffer, (size_t)size);
-    }
-    Py_DECREF(utf8);
-    if (rc == ILK_NOT_FOUND)
+    if (rc == ILK_NOT_FOUND) {
+        *fall = 0;
         Py_RETURN_NONE;
-    if (rc < matched || size > d->capacity || size > (Py_ssize_t)sizeof packed)
-        return fall_back(router, args, kwargs);
-    PyObject *id = PyLong_FromLongLong(rc >> 32);
-    if (id == NULL)
+    }
+    if (rc < matched || size > d->capacity || size > PACKED_MAX)
         return NULL;
+    /* Copied before anything is allocated or let go of: either may run the garbage collector,
+     * and a finalizer Python code, during which another thread may look up through this door. */
+    char packed[PACKED_MAX];
+    memcpy(packed, d->buffer, (size_t)size);
+    PyObject *id = PyLong_FromLongLong(rc >> 32);
+    if (id == NULL) {
+        *fall = 0;
+        return NULL;
+    }
     PyObject *head = PyDict_GetItemWithError(d->heads, id);
     Py_DECREF(id);
     if (head == NULL || !PyTuple_Check(head) || PyTuple_Size(head) != 3)
-        return fall_back(router, args, kwargs);
+        return NULL;
+    *fall = 0;
     Py_INCREF(head);    /* borrowed from `heads`, which a change may empty during an allocation */
-    PyObject *answer = make_match(d->match_type, d->match_alloc, d->tuple_tp_new, d->tuple_new, d->names, head,
+    PyObject *answer = make_match(d->match_type, d->match_alloc, d->names, head,
                                   packed, size);
     Py_DECREF(head);
+    return answer;
+}
+
+/* The call's uri and method, positional or by keyword (the vectorcall convention: `nargs`
+ * positional arguments, then the values of the keywords `kwnames` names); 0, or -1 if the ctypes
+ * path is to take the call (it says what is wrong with it). */
+static int arguments(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **uri, PyObject **method) {
+    if (nargs > 2)
+        return -1;
+    *uri = nargs >= 1 ? args[0] : NULL;
+    *method = nargs >= 2 ? args[1] : Py_None;
+    Py_ssize_t keywords = kwnames != NULL ? PyTuple_Size(kwnames) : 0;
+    int method_given = nargs >= 2;
+    for (Py_ssize_t i = 0; i < keywords; i++) {
+        PyObject *name = PyTuple_GetItem(kwnames, i);
+        /* The compiler interns the names a call spells out; any other is the ctypes path's. */
+        if (name == uri_keyword && *uri == NULL) {
+            *uri = args[nargs + i];
+        } else if (name == method_keyword && !method_given) {
+            *method = args[nargs + i];
+            method_given = 1;
+        } else {
+            return -1;      /* an argument given twice, or a keyword of another name */
+        }
+    }
+    return *uri != NULL ? 0 : -1;
+}
+
+/* The ctypes path's answer to the call (or its error), with the same arguments. */
+static PyObject *fall_back(PyObject *router, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    if (PyErr_Occurred())
+        PyErr_Clear();
+    Py_ssize_t keywords = kwnames != NULL ? PyTuple_Size(kwnames) : 0;
+    PyObject *positional = PyTuple_New(nargs);
+    PyObject *named = positional != NULL && keywords > 0 ? PyDict_New() : NULL;
+    PyObject *method = positional != NULL && (keywords == 0 || named != NULL) ? PyObject_GetAttr(router, ctypes_name) : NULL;
+    PyObject *answer = NULL;
+    if (method != NULL) {
+        for (Py_ssize_t i = 0; i < nargs; i++) {
+            Py_INCREF(args[i]);
+            PyTuple_SetItem(positional, i, args[i]);
+        }
+        int failed = 0;
+        for (Py_ssize_t i = 0; i < keywords && !failed; i++)
+            failed = PyDict_SetItem(named, PyTuple_GetItem(kwnames, i), args[nargs + i]) < 0;
+        answer = failed ? NULL : PyObject_Call(method, positional, named);
+    }
+    Py_XDECREF(method);
+    Py_XDECREF(named);
+    Py_XDECREF(positional);
     return answer;
 }
 
@@ -405,12 +438,6 @@ static PyObject *entries(PyObject *module, PyObject *args) {
         return NULL;
     }
     const Py_ssize_t text_start = 16 * count + 8;
-    PyObject *tuple_new = PyObject_GetAttrString((PyObject *)&PyTuple_Type, "__new__");
-    if (tuple_new == NULL)
-        return NULL;
-    newfunc tuple_tp_new = (newfunc)PyType_GetSlot(&PyTuple_Type, Py_tp_new);
-    if (tuple_tp_new == NULL)
-        PyErr_Clear();
     allocfunc match_alloc = match_allocator(match_type);
     PyObject *out = PyList_New(count);
     for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
@@ -436,7 +463,7 @@ static PyObject *entries(PyObject *module, PyObject *args) {
                 head = PyObject_CallFunctionObjArgs(head_of, key, NULL);
             Py_XDECREF(key);
             if (head != NULL) {
-                entry = make_match(match_type, match_alloc, tuple_tp_new, tuple_new, NULL, head,
+                entry = make_match(match_type, match_alloc, NULL, head,
                                    data + text_start + from, (Py_ssize_t)(to - from));
                 Py_DECREF(head);
             }
@@ -447,137 +474,140 @@ static PyObject *entries(PyObject *module, PyObject *args) {
         }
         PyList_SetItem(out, i, entry);
     }
-    Py_DECREF(tuple_new);
     return out;
 }
 
-/* Method(ctypes_path): Router.match. */
-static PyObject *method_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *ctypes_path;
-    if ((kwargs != NULL && PyDict_Size(kwargs) != 0) || !PyArg_ParseTuple(args, "O", &ctypes_path)) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "Method takes the ctypes path only");
-        return NULL;
-    }
-    Method *m = (Method *)PyType_GenericAlloc(type, 0);
-    if (m == NULL)
-        return NULL;
-    Py_INCREF(ctypes_path);
-    m->ctypes_path = ctypes_path;
-    return (PyObject *)m;
+/* MatchFields: the base of interlock.Match, a tuple whose four fields are read as member
+ * descriptors at the offsets of the tuple's items, which CPython's attribute cache reads without a
+ * call (a named tuple's field is a call of a descriptor). Made only where a tuple's items lie
+ * where this is checked to find them (tuple_items_offset); a Match is then made only with four
+ * items (match_fields_new; tuple.__new__ refuses a subclass of a type with its own __new__). */
+static PyMemberDef match_fields_members[] = {
+    {"route_id", T_OBJECT_EX, 0, READONLY, "Alias for field number 0"},
+    {"route", T_OBJECT_EX, 0, READONLY, "Alias for field number 1"},
+    {"pattern", T_OBJECT_EX, 0, READONLY, "Alias for field number 2"},
+    {"params", T_OBJECT_EX, 0, READONLY, "Alias for field number 3"},
+    {NULL, 0, 0, 0, NULL},
+};
+#define MATCH_FIELDS 4
+
+
+/* Where a tuple's items begin, as found on a tuple; -1 where they are not right after its
+ * header (PyVarObject), as they are in every CPython up to now; -2 on an error. */
+static Py_ssize_t tuple_items_offset(void) {
+    PyObject *probe = PyTuple_Pack(MATCH_FIELDS, Py_None, Py_True, Py_False, Py_Ellipsis);
+    if (probe == NULL)
+        return -2;      /* an error */
+    PyObject **items = (PyObject **)((char *)probe + sizeof(PyVarObject));
+    int found = 1;
+    for (Py_ssize_t i = 0; i < MATCH_FIELDS; i++)
+        found = found && items[i] == PyTuple_GetItem(probe, i);
+    Py_DECREF(probe);
+    return found ? (Py_ssize_t)sizeof(PyVarObject) : -1;
 }
 
-static void method_dealloc(PyObject *self) {
+static PyObject *match_fields_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *made = tuple_new_slot(type, args, kwargs);
+    if (made != NULL && PyTuple_Size(made) != MATCH_FIELDS) {
+        PyErr_Format(PyExc_TypeError, "a Match has %d fields, not %zd", MATCH_FIELDS, PyTuple_Size(made));
+        Py_DECREF(made);
+        return NULL;
+    }
+    return made;
+}
+
+static void match_fields_dealloc(PyObject *self) {
     PyTypeObject *type = Py_TYPE(self);
-    Py_XDECREF(((Method *)self)->ctypes_path);
-    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    free_fn(self);
-    Py_DECREF(type);
+    tuple_dealloc_slot(self);
+    Py_DECREF(type);        /* a heap type's instance holds its type */
 }
 
-/* router.match: the router with its door, bound; Router.match: the method itself. A router
- * without a door (none made for it) gets its ctypes path. */
-static PyObject *method_get(PyObject *self, PyObject *router, PyObject *type) {
-    (void)type;
-    if (router == NULL || router == Py_None) {
-        Py_INCREF(self);
-        return self;
-    }
-    PyObject *door = PyObject_GetAttr(router, door_name);
-    if (door == NULL || !PyObject_TypeCheck(door, (PyTypeObject *)door_type)) {
-        Py_XDECREF(door);
-        PyErr_Clear();
-        return PyObject_GetAttr(router, ctypes_name);
-    }
-    Bound *b = (Bound *)PyType_GenericAlloc((PyTypeObject *)bound_type, 0);
-    if (b == NULL) {
+static PyType_Slot match_fields_slots[] = {
+    {Py_tp_new, match_fields_new},
+    {Py_tp_dealloc, match_fields_dealloc},
+    {Py_tp_members, match_fields_members},
+    {Py_tp_doc, "interlock.Match's fields (see interlock/_speedups.c)."},
+    {0, NULL},
+};
+
+static PyType_Spec match_fields_spec = {"interlock._speedups.MatchFields", 0, 0,
+                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, match_fields_slots};
+
+/* The MatchFields type, or None where a tuple is laid out otherwise. */
+static PyObject *match_fields_type(void) {
+    if (items_offset < 0)
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < MATCH_FIELDS; i++)
+        match_fields_members[i].offset = items_offset + i * (Py_ssize_t)sizeof(PyObject *);
+    PyObject *bases = PyTuple_Pack(1, (PyObject *)&PyTuple_Type);
+    PyObject *type = bases != NULL ? PyType_FromSpecWithBases(&match_fields_spec, bases) : NULL;
+    Py_XDECREF(bases);
+    return type;
+}
+
+/* Router.match with the accelerator: a method of RouterBase (METH_FASTCALL | METH_KEYWORDS), so a
+ * call `router.match(uri, method)` makes no bound method, no argument tuple and no keyword dict,
+ * and a `router.match` kept alone is a bound method holding the router, as any. */
+static PyObject *router_match(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *door = ((RouterBase *)self)->door, *uri, *method;
+    if (door != NULL && Py_TYPE(door) == (PyTypeObject *)door_type
+        && arguments(args, nargs, kwnames, &uri, &method) == 0) {
+        int fall;
+        Py_INCREF(door);        /* `_door` may be set anew by Python code that an allocation runs */
+        PyObject *answer = door_match((Door *)door, uri, method, &fall);
         Py_DECREF(door);
-        return NULL;
+        if (!fall)
+            return answer;
     }
-    Py_INCREF(router);
-    b->router = router;
-    b->door = (Door *)door;
-    return (PyObject *)b;
+    return fall_back(self, args, nargs, kwnames);
 }
 
-/* Router.match(router, uri, method=None): the ctypes path's. */
-static PyObject *method_call(PyObject *self, PyObject *args, PyObject *kwargs) {
-    (void)self;
-    Py_ssize_t n = PyTuple_Size(args);
-    if (n < 1) {
-        PyErr_SetString(PyExc_TypeError, "Router.match() needs the router as its first argument");
-        return NULL;
-    }
-    PyObject *rest = PyTuple_GetSlice(args, 1, n);
-    if (rest == NULL)
-        return NULL;
-    PyObject *answer = fall_back(PyTuple_GetItem(args, 0), rest, kwargs);
-    Py_DECREF(rest);
-    return answer;
-}
-
-/* The method's doc and name are the ctypes path's, and it is what the method wraps (so that
- * inspect.signature and help read it). */
-static PyObject *method_doc(PyObject *self, void *closure) {
-    (void)closure;
-    return PyObject_GetAttrString(((Method *)self)->ctypes_path, "__doc__");
-}
-
-static PyObject *method_name(PyObject *self, void *closure) {
-    (void)closure;
-    return PyObject_GetAttrString(((Method *)self)->ctypes_path, "__name__");
-}
-
-static PyObject *method_wrapped(PyObject *self, void *closure) {
-    (void)closure;
-    Py_INCREF(((Method *)self)->ctypes_path);
-    return ((Method *)self)->ctypes_path;
-}
-
-static void bound_dealloc(PyObject *self) {
-    Bound *b = (Bound *)self;
+static void router_base_dealloc(PyObject *self) {
     PyTypeObject *type = Py_TYPE(self);
-    Py_XDECREF(b->router);
-    Py_XDECREF((PyObject *)b->door);
+    Py_CLEAR(((RouterBase *)self)->door);
     freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
     free_fn(self);
-    Py_DECREF(type);
+    Py_DECREF(type);        /* the subclass's (interlock.Router's): a heap type's instance holds it */
 }
 
-static PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
-    Bound *b = (Bound *)self;
-    return door_match(b->door, b->router, args, kwargs);
-}
+static PyMemberDef router_base_members[] = {
+    {"_door", T_OBJECT, offsetof(RouterBase, door), 0, "The router's door (see _door.py), or None."},
+    {NULL, 0, 0, 0, NULL},
+};
 
-static PyObject *bound_self(PyObject *self, void *closure) {
-    (void)closure;
-    Py_INCREF(((Bound *)self)->router);
-    return ((Bound *)self)->router;
-}
+static PyType_Slot router_base_slots[] = {
+    {Py_tp_dealloc, router_base_dealloc},
+    {Py_tp_members, router_base_members},
+    {Py_tp_doc, "What interlock.Router holds for the accelerator: its door (see interlock/_speedups.c)."},
+    {0, NULL},
+};
 
-/* The bound method wraps the router's ctypes path, bound: its doc, name and signature. */
-static PyObject *bound_wrapped(PyObject *self, void *closure) {
-    (void)closure;
-    return PyObject_GetAttr(((Bound *)self)->router, ctypes_name);
-}
-
-static PyObject *bound_attribute(PyObject *self, const char *name) {
-    PyObject *wrapped = bound_wrapped(self, NULL);
-    if (wrapped == NULL)
+/* match_method(doc): Router.match, the method of RouterBase, with the ctypes path's doc (and its
+ * parameters, for inspect.signature). The method's definition lives as long as the process. */
+static PyObject *match_method(PyObject *module, PyObject *doc) {
+    (void)module;
+    static const char signature[] = "match($self, /, uri, method=None)\n--\n\n";
+    Py_ssize_t size;
+    const char *text = PyUnicode_Check(doc) ? PyUnicode_AsUTF8AndSize(doc, &size) : NULL;
+    if (text == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "match_method: the doc is a str");
         return NULL;
-    PyObject *value = PyObject_GetAttrString(wrapped, name);
-    Py_DECREF(wrapped);
-    return value;
-}
-
-static PyObject *bound_doc(PyObject *self, void *closure) {
-    (void)closure;
-    return bound_attribute(self, "__doc__");
-}
-
-static PyObject *bound_name(PyObject *self, void *closure) {
-    (void)closure;
-    return bound_attribute(self, "__name__");
+    }
+    PyMethodDef *def = PyMem_Calloc(1, sizeof *def);
+    char *full = PyMem_Malloc(sizeof signature + (size_t)size);
+    if (def == NULL || full == NULL) {
+        PyMem_Free(def);
+        PyMem_Free(full);
+        return PyErr_NoMemory();
+    }
+    memcpy(full, signature, sizeof signature - 1);
+    memcpy(full + sizeof signature - 1, text, (size_t)size + 1);
+    def->ml_name = "match";
+    def->ml_meth = (PyCFunction)(void (*)(void))router_match;
+    def->ml_flags = METH_FASTCALL | METH_KEYWORDS;
+    def->ml_doc = full;
+    return PyDescr_NewMethod((PyTypeObject *)router_base_type, def);
 }
 
 static PyMethodDef door_methods[] = {
@@ -593,43 +623,13 @@ static PyType_Slot door_slots[] = {
     {0, NULL},
 };
 
-static PyGetSetDef method_getset[] = {
-    {"__doc__", method_doc, NULL, NULL, NULL},
-    {"__name__", method_name, NULL, NULL, NULL},
-    {"__wrapped__", method_wrapped, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyType_Slot method_slots[] = {
-    {Py_tp_new, method_new},
-    {Py_tp_dealloc, method_dealloc},
-    {Py_tp_descr_get, method_get},
-    {Py_tp_call, method_call},
-    {Py_tp_getset, method_getset},
-    {0, NULL},
-};
-
-static PyGetSetDef bound_getset[] = {
-    {"__self__", bound_self, NULL, "The router.", NULL},
-    {"__doc__", bound_doc, NULL, NULL, NULL},
-    {"__name__", bound_name, NULL, NULL, NULL},
-    {"__wrapped__", bound_wrapped, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyType_Slot bound_slots[] = {
-    {Py_tp_dealloc, bound_dealloc},
-    {Py_tp_call, bound_call},
-    {Py_tp_getset, bound_getset},
-    {0, NULL},
-};
-
 static PyType_Spec door_spec = {"interlock._speedups.Door", sizeof(Door), 0, Py_TPFLAGS_DEFAULT, door_slots};
-static PyType_Spec method_spec = {"interlock._speedups.Method", sizeof(Method), 0, Py_TPFLAGS_DEFAULT, method_slots};
-static PyType_Spec bound_spec = {"interlock._speedups.BoundMatch", sizeof(Bound), 0, Py_TPFLAGS_DEFAULT, bound_slots};
+static PyType_Spec router_base_spec = {"interlock._speedups.RouterBase", sizeof(RouterBase), 0,
+                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, router_base_slots};
 
 static PyMethodDef module_functions[] = {
     {"entries", entries, METH_VARARGS, "Every answer of a batch, made at once (see _speedups.c)."},
+    {"match_method", match_method, METH_O, "Router.match, with the ctypes path's doc (see _speedups.c)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -645,18 +645,23 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    door_name = PyUnicode_InternFromString("_door");
+    tuple_new_slot = (newfunc)PyType_GetSlot(&PyTuple_Type, Py_tp_new);
+    tuple_dealloc_slot = (destructor)PyType_GetSlot(&PyTuple_Type, Py_tp_dealloc);
+    items_offset = tuple_items_offset();
+    if (tuple_new_slot == NULL || tuple_dealloc_slot == NULL || items_offset == -2) {
+        Py_DECREF(m);
+        return NULL;
+    }
     ctypes_name = PyUnicode_InternFromString("_match_ctypes");
     uri_keyword = PyUnicode_InternFromString("uri");
     method_keyword = PyUnicode_InternFromString("method");
     door_type = PyType_FromSpec(&door_spec);
-    bound_type = PyType_FromSpec(&bound_spec);
-    PyObject *method_type = PyType_FromSpec(&method_spec);
-    if (door_name == NULL || ctypes_name == NULL || uri_keyword == NULL || method_keyword == NULL || door_type == NULL || bound_type == NULL || method_type == NULL
+    router_base_type = PyType_FromSpec(&router_base_spec);
+    if (ctypes_name == NULL || uri_keyword == NULL || method_keyword == NULL || door_type == NULL
+        || router_base_type == NULL
         || PyModule_AddObject(m, "Door", (Py_INCREF(door_type), door_type)) < 0
-        || PyModule_AddObject(m, "BoundMatch", (Py_INCREF(bound_type), bound_type)) < 0
-        || PyModule_AddObject(m, "Method", method_type) < 0) {
-        Py_XDECREF(method_type);
+        || PyModule_AddObject(m, "RouterBase", (Py_INCREF(router_base_type), router_base_type)) < 0
+        || PyModule_AddObject(m, "MatchFields", match_fields_type()) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import operator
-from collections import namedtuple
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Optional, Sequence
 
 from . import _native as n
 from . import _wire
@@ -18,70 +17,36 @@ if TYPE_CHECKING:
 
 # Every answer of a batch made at once in C (interlock/_speedups.c), or None: MatchList._at each.
 _entries = n.speedups.entries if n.speedups is not None else None
-_FIELDS = ("route_id", "route", "pattern", "params")
-
-if TYPE_CHECKING:
-    class _MatchFields(NamedTuple):
-        route_id: int
-        route: Optional[str]
-        pattern: str
-        params: dict[str, str]
-    _new_match = tuple.__new__
-elif n.speedups is not None and n.speedups.MatchFields is not None:
-    # The accelerator's: fields read as members (without a call), a Match made with four only.
-    _MatchFields = n.speedups.MatchFields
-    _new_match = _MatchFields.__new__
-else:
-    _MatchFields = namedtuple("_MatchFields", _FIELDS)
-    _new_match = tuple.__new__
-# `_new_match(Match, fields)`: a Match of the tuple `fields`, as the fast paths make it.
 
 
-class Match(_MatchFields):
-    """A route that matched (`Router.match`): a named tuple `Match(route_id, route, pattern,
-    params)`, cheap to make on the fast path.
+class Match(NamedTuple):
+    """A route that matched (`Router.match`). A named tuple: cheap to make on the fast path.
 
     `data` is the route's data (`Router.set_route_data`) as the lookup found it, or None. It is no
     field of the tuple: a Match unpacks into, and compares as, its four fields, as Swift's
     RouteMatch == leaves the data out. Only a match of a route with data reads it (and is a
-    subclass of Match holding it); the others share this class's None.
+    subclass of Match holding it); the others share this class's None."""
 
-    A named tuple as typing.NamedTuple makes one (`_fields`, `_make`, `_replace`, `_asdict`), whose
-    fields are, with the accelerator, read by CPython without a call (_speedups.c, MatchFields)."""
+    route_id: int
+    route: Optional[str]
+    pattern: str
+    params: dict[str, str]
+    data = None     # no annotation: a class attribute, not a field
 
-    __slots__ = ()
-    _fields = _FIELDS
-    _field_defaults: dict[str, Any] = {}
-    __match_args__ = _FIELDS
-    data = None
 
-    def __new__(cls, route_id: int, route: Optional[str], pattern: str, params: dict[str, str]) -> "Match":
-        return _new_match(cls, (route_id, route, pattern, params))
-
-    @classmethod
-    def _make(cls, iterable: Iterable[Any]) -> "Match":
-        """A Match of the four values of `iterable`, in order."""
-        fields = tuple(iterable)
-        if len(fields) != 4:
-            raise TypeError(f"Expected 4 arguments, got {len(fields)}")
-        return _new_match(cls, fields)
-
-    def _replace(self, **changes: Any) -> "Match":
-        """A Match with the fields `changes` names replaced."""
-        replaced = self._make(map(changes.pop, _FIELDS, self))
-        if changes:
-            raise ValueError(f"Got unexpected field names: {list(changes)!r}")
-        return replaced
-
-    def _asdict(self) -> dict[str, Any]:
-        """The fields by name."""
-        return dict(zip(_FIELDS, self))
-
-    def __getnewargs__(self) -> tuple[Any, ...]:
-        return tuple(self)
-
-    def __repr__(self) -> str:
-        return "%s(route_id=%r, route=%r, pattern=%r, params=%r)" % ((type(self).__name__,) + tuple(self))
+# `_new_match(cls, fields)`: a `cls` (Match or a subclass) of the tuple `fields`, as the fast
+# paths make their answers.
+_new_match = tuple.__new__
+# With the accelerator, Match is its type (_speedups.c): the same named tuple, made and freed in C,
+# its fields read without a call. It gets this class's doc and class attributes; the class itself
+# stays as `_NamedTupleMatch`, which tests hold it to.
+_NamedTupleMatch = Match
+if not TYPE_CHECKING and n.speedups is not None and n.speedups.Match is not None:
+    Match = n.speedups.Match
+    for _name in ("__doc__", "_fields", "_field_defaults", "__match_args__", "data"):
+        setattr(Match, _name, getattr(_NamedTupleMatch, _name))
+    _NamedTupleMatch.__qualname__ = "_NamedTupleMatch"      # where pickle finds it now
+    _new_match = n.speedups.new_match
 
 
 class _DataMatch(Match):

@@ -3,15 +3,19 @@
  *
  * Optional, in the manner of markupsafe's and simplejson's: the package works without it (the
  * ctypes path, _router.py), and INTERLOCK_PURE_PYTHON=1 makes it unused. Built against CPython's
- * limited API, so one abi3 build serves every CPython from 3.9 on.
+ * limited API 3.10 (METH_FASTCALL, a str's own UTF-8), so one abi3 build serves every CPython
+ * from 3.10 on (setup.py's ABI3_FLOOR and wheel tag follow Py_LIMITED_API below).
  *
- * It converts, and decides nothing. Three small types:
+ * It converts, and decides nothing. Three types:
  * - Door, one per router (`router._door`): the door's own match handle and parameter buffer, and
  *   what the answers are made of. The GIL is held from the lookup until what the lookup wrote is
  *   copied out, so one handle serves every thread (an abi3 extension never runs without a GIL).
- * - Method, Router.match itself (a descriptor, as a function is): `router.match` gives a Bound.
- * - Bound, the router and its door, as a bound method holds its object (so a `router.match` kept
- *   alone keeps the router alive, with no reference cycle through the router).
+ * - RouterBase, interlock.Router's base: where a router keeps its door, and whose method `match`
+ *   (METH_FASTCALL | METH_KEYWORDS, given the ctypes path's doc by match_method) is Router.match:
+ *   a call makes no bound method, argument tuple or keyword dict, and `router.match` kept alone is
+ *   a bound method, which keeps the router alive with no reference cycle through it.
+ * - Match, interlock.Match: the named tuple, made and freed here, its fields read by CPython
+ *   without a call (below, at its type).
  *
  * A call makes the common answers itself: no route (None), or a route whose head (id, name,
  * pattern) the router knows, as a Match with its parameters. The lookup is the library's
@@ -19,13 +23,13 @@
  * library the package loaded). Everything else is the ctypes path's (`router._match_ctypes`, called
  * with the same arguments), which holds the rules and the error messages: an argument the door
  * does not take as it is (no exact str, a method the package has not made yet, a lone surrogate,
- * an unknown keyword), a route whose head is unknown or which has data, an error, method not
- * allowed, long parameters, and any call once the router is closed. `entries` makes a batch's
- * answers (MatchList's) the same way, all at once.
+ * a keyword the compiler did not intern), a route whose head is unknown or which has data, an
+ * error, method not allowed, long parameters, and any call once the router is closed. `entries`
+ * makes a batch's answers (MatchList's) the same way, all at once.
  *
- * What an answer costs is mostly making it, so a door makes each parameter name once (interned,
- * its hash kept) and a Match through its type's own allocator, as tuple's new would, without the
- * argument tuples that calling tuple's new takes.
+ * What an answer costs is mostly making it, so a door makes each parameter name once (interned)
+ * and keeps the methods it met, and a Match is allocated and filled as tuple's new would, without
+ * the argument tuples that calling tuple's new takes.
  */
 #define Py_LIMITED_API 0x030A0000
 #define PY_SSIZE_T_CLEAN
@@ -477,27 +481,29 @@ static PyObject *entries(PyObject *module, PyObject *args) {
     return out;
 }
 
-/* MatchFields: the base of interlock.Match, a tuple whose four fields are read as member
- * descriptors at the offsets of the tuple's items, which CPython's attribute cache reads without a
- * call (a named tuple's field is a call of a descriptor). Made only where a tuple's items lie
- * where this is checked to find them (tuple_items_offset); a Match is then made only with four
- * items (match_fields_new; tuple.__new__ refuses a subclass of a type with its own __new__). */
-static PyMemberDef match_fields_members[] = {
+/* Match: interlock.Match with the accelerator, a tuple (route_id, route, pattern, params) made as
+ * typing.NamedTuple makes one (Match(...), _make, _replace, _asdict, repr, pickling; _matches.py
+ * gives it the named tuple's doc, _fields, _field_defaults, __match_args__ and data), in C so that
+ * a match makes and frees it without a Python class's steps, and its fields are member
+ * descriptors at the tuple's items, which CPython reads without a call (a named tuple's field is
+ * a call of a descriptor). Made only where a tuple's items lie where tuple_items_offset finds
+ * them; a Match is made only with four items (tuple.__new__ refuses a type with its own new). */
+#define MATCH_FIELDS 4
+static PyMemberDef match_members[] = {
     {"route_id", T_OBJECT_EX, 0, READONLY, "Alias for field number 0"},
     {"route", T_OBJECT_EX, 0, READONLY, "Alias for field number 1"},
     {"pattern", T_OBJECT_EX, 0, READONLY, "Alias for field number 2"},
     {"params", T_OBJECT_EX, 0, READONLY, "Alias for field number 3"},
     {NULL, 0, 0, 0, NULL},
 };
-#define MATCH_FIELDS 4
-
+static PyObject *match_class;     /* the Match type, once made */
 
 /* Where a tuple's items begin, as found on a tuple; -1 where they are not right after its
  * header (PyVarObject), as they are in every CPython up to now; -2 on an error. */
 static Py_ssize_t tuple_items_offset(void) {
     PyObject *probe = PyTuple_Pack(MATCH_FIELDS, Py_None, Py_True, Py_False, Py_Ellipsis);
     if (probe == NULL)
-        return -2;      /* an error */
+        return -2;
     PyObject **items = (PyObject **)((char *)probe + sizeof(PyVarObject));
     int found = 1;
     for (Py_ssize_t i = 0; i < MATCH_FIELDS; i++)
@@ -506,43 +512,161 @@ static Py_ssize_t tuple_items_offset(void) {
     return found ? (Py_ssize_t)sizeof(PyVarObject) : -1;
 }
 
-static PyObject *match_fields_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *made = tuple_new_slot(type, args, kwargs);
-    if (made != NULL && PyTuple_Size(made) != MATCH_FIELDS) {
-        PyErr_Format(PyExc_TypeError, "a Match has %d fields, not %zd", MATCH_FIELDS, PyTuple_Size(made));
-        Py_DECREF(made);
+/* A `type` (Match or a subclass) of the four `fields`, each taken as a new reference. */
+static PyObject *match_of(PyTypeObject *type, PyObject *const *fields) {
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    PyObject *made = alloc != NULL ? alloc(type, MATCH_FIELDS) : NULL;
+    if (made == NULL)
         return NULL;
+    PyObject **items = items_of(made);
+    for (Py_ssize_t i = 0; i < MATCH_FIELDS; i++) {
+        Py_INCREF(fields[i]);
+        items[i] = fields[i];
     }
     return made;
 }
 
-static void match_fields_dealloc(PyObject *self) {
+/* A `cls` of the values of `iterable`, four of them (NamedTuple._make's). */
+static PyObject *match_make_of(PyTypeObject *cls, PyObject *iterable) {
+    PyObject *fields = PySequence_Tuple(iterable);
+    if (fields == NULL)
+        return NULL;
+    PyObject *made = NULL;
+    if (PyTuple_Size(fields) != MATCH_FIELDS)
+        PyErr_Format(PyExc_TypeError, "Expected %d arguments, got %zd", MATCH_FIELDS, PyTuple_Size(fields));
+    else
+        made = match_of(cls, items_of(fields));
+    Py_DECREF(fields);
+    return made;
+}
+
+static PyObject *match_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"route_id", "route", "pattern", "params", NULL};
+    PyObject *fields[MATCH_FIELDS];
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO:Match", keywords, &fields[0], &fields[1], &fields[2],
+                                     &fields[3]))
+        return NULL;
+    return match_of(type, fields);
+}
+
+/* Match._make(iterable), a class method. */
+static PyObject *match_make(PyObject *cls, PyObject *iterable) {
+    return match_make_of((PyTypeObject *)cls, iterable);
+}
+
+/* match._replace(**changes): self._make of the fields, those `changes` names replaced. */
+static PyObject *match_replace(PyObject *self, PyObject *args, PyObject *kwargs) {
+    if (PyTuple_Size(args) != 0) {
+        PyErr_Format(PyExc_TypeError, "_replace() takes 1 positional argument but %zd were given",
+                     PyTuple_Size(args) + 1);
+        return NULL;
+    }
+    PyObject *changes = kwargs != NULL ? PyDict_Copy(kwargs) : PyDict_New();
+    PyObject *values = changes != NULL ? PyTuple_New(MATCH_FIELDS) : NULL;
+    PyObject *answer = NULL;
+    if (values != NULL) {
+        PyObject **items = items_of(self), **out = items_of(values);
+        int failed = 0;
+        for (Py_ssize_t i = 0; i < MATCH_FIELDS && !failed; i++) {
+            PyObject *name = PyUnicode_FromString(match_members[i].name);
+            PyObject *given = name != NULL ? PyDict_GetItemWithError(changes, name) : NULL;
+            failed = name == NULL || (given == NULL && PyErr_Occurred());
+            out[i] = given != NULL ? given : items[i];
+            Py_INCREF(out[i]);
+            if (given != NULL && PyDict_DelItem(changes, name) < 0)
+                failed = 1;
+            Py_XDECREF(name);
+        }
+        if (!failed && PyDict_Size(changes) != 0) {
+            PyObject *names = PyDict_Keys(changes);
+            if (names != NULL)
+                PyErr_Format(PyExc_ValueError, "Got unexpected field names: %R", names);
+            Py_XDECREF(names);
+        } else if (!failed) {
+            answer = PyObject_CallMethod(self, "_make", "(O)", values);
+        }
+    }
+    Py_XDECREF(values);
+    Py_XDECREF(changes);
+    return answer;
+}
+
+/* match._asdict(): the fields by name. */
+static PyObject *match_asdict(PyObject *self, PyObject *unused) {
+    (void)unused;
+    PyObject *fields = PyDict_New();
+    PyObject **items = items_of(self);
+    for (Py_ssize_t i = 0; fields != NULL && i < MATCH_FIELDS; i++) {
+        if (PyDict_SetItemString(fields, match_members[i].name, items[i]) < 0)
+            Py_CLEAR(fields);
+    }
+    return fields;
+}
+
+static PyObject *match_getnewargs(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return PySequence_Tuple(self);
+}
+
+static PyObject *match_repr(PyObject *self) {
+    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__name__");
+    if (name == NULL)
+        return NULL;
+    PyObject **items = items_of(self);
+    PyObject *text = PyUnicode_FromFormat("%U(route_id=%R, route=%R, pattern=%R, params=%R)", name, items[0],
+                                          items[1], items[2], items[3]);
+    Py_DECREF(name);
+    return text;
+}
+
+static void match_dealloc(PyObject *self) {
     PyTypeObject *type = Py_TYPE(self);
     tuple_dealloc_slot(self);
     Py_DECREF(type);        /* a heap type's instance holds its type */
 }
 
-static PyType_Slot match_fields_slots[] = {
-    {Py_tp_new, match_fields_new},
-    {Py_tp_dealloc, match_fields_dealloc},
-    {Py_tp_members, match_fields_members},
-    {Py_tp_doc, "interlock.Match's fields (see interlock/_speedups.c)."},
+static PyMethodDef match_methods[] = {
+    {"_make", match_make, METH_O | METH_CLASS, "A Match of the four values of `iterable`, in order."},
+    {"_replace", (PyCFunction)(void (*)(void))match_replace, METH_VARARGS | METH_KEYWORDS,
+     "A Match with the fields `changes` names replaced."},
+    {"_asdict", match_asdict, METH_NOARGS, "The fields by name."},
+    {"__getnewargs__", match_getnewargs, METH_NOARGS, "The fields, as pickling makes the Match again."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot match_slots[] = {
+    {Py_tp_new, match_new},
+    {Py_tp_dealloc, match_dealloc},
+    {Py_tp_repr, match_repr},
+    {Py_tp_members, match_members},
+    {Py_tp_methods, match_methods},
     {0, NULL},
 };
 
-static PyType_Spec match_fields_spec = {"interlock._speedups.MatchFields", 0, 0,
-                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, match_fields_slots};
+static PyType_Spec match_spec = {"interlock.Match", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, match_slots};
 
-/* The MatchFields type, or None where a tuple is laid out otherwise. */
-static PyObject *match_fields_type(void) {
+/* The Match type, or None where a tuple is laid out otherwise. */
+static PyObject *new_match_type(void) {
     if (items_offset < 0)
         Py_RETURN_NONE;
     for (Py_ssize_t i = 0; i < MATCH_FIELDS; i++)
-        match_fields_members[i].offset = items_offset + i * (Py_ssize_t)sizeof(PyObject *);
+        match_members[i].offset = items_offset + i * (Py_ssize_t)sizeof(PyObject *);
     PyObject *bases = PyTuple_Pack(1, (PyObject *)&PyTuple_Type);
-    PyObject *type = bases != NULL ? PyType_FromSpecWithBases(&match_fields_spec, bases) : NULL;
+    PyObject *type = bases != NULL ? PyType_FromSpecWithBases(&match_spec, bases) : NULL;
     Py_XDECREF(bases);
     return type;
+}
+
+/* new_match(cls, fields): a `cls` (Match or a subclass) of the tuple `fields`, four of them, as
+ * the ctypes path makes its answers (tuple.__new__ refuses a Match). */
+static PyObject *new_match(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 2 || match_class == NULL || !PyType_Check(match_class) || !PyType_Check(args[0])
+        || !PyType_IsSubtype((PyTypeObject *)args[0], (PyTypeObject *)match_class)) {
+        PyErr_SetString(PyExc_TypeError, "new_match(cls, fields): cls a Match type");
+        return NULL;
+    }
+    return match_make_of((PyTypeObject *)args[0], args[1]);
 }
 
 /* Router.match with the accelerator: a method of RouterBase (METH_FASTCALL | METH_KEYWORDS), so a
@@ -630,6 +754,7 @@ static PyType_Spec router_base_spec = {"interlock._speedups.RouterBase", sizeof(
 static PyMethodDef module_functions[] = {
     {"entries", entries, METH_VARARGS, "Every answer of a batch, made at once (see _speedups.c)."},
     {"match_method", match_method, METH_O, "Router.match, with the ctypes path's doc (see _speedups.c)."},
+    {"new_match", (PyCFunction)(void (*)(void))new_match, METH_FASTCALL, "A Match of a tuple of its fields (see _speedups.c)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -661,7 +786,8 @@ PyMODINIT_FUNC PyInit__speedups(void) {
         || router_base_type == NULL
         || PyModule_AddObject(m, "Door", (Py_INCREF(door_type), door_type)) < 0
         || PyModule_AddObject(m, "RouterBase", (Py_INCREF(router_base_type), router_base_type)) < 0
-        || PyModule_AddObject(m, "MatchFields", match_fields_type()) < 0) {
+        || (match_class = new_match_type()) == NULL
+        || PyModule_AddObject(m, "Match", (Py_INCREF(match_class), match_class)) < 0) {
         Py_DECREF(m);
         return NULL;
     }

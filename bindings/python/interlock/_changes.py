@@ -42,8 +42,9 @@ import itertools
 import threading
 import weakref
 from ctypes import byref, c_char_p, c_uint32, c_void_p
-from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, MutableMapping, NamedTuple, Optional, Union
 
+from . import _door
 from . import _native as n
 from ._callbacks import _guard
 from ._errors import UINT32, _check, _int_arg, _raise, _wrong_type
@@ -166,7 +167,7 @@ class _Changes:
         self._names: dict[int, Optional[str]] = {}
         self._removed_names: "collections.deque[int]" = collections.deque()
         self._routes: dict[int, tuple[int, Optional[str], Optional[str]]] = {}
-        self._heads: dict[int, tuple[int, Optional[str], str]] = {}   # the door's (_door.py)
+        self._heads = _door.heads()         # the door's (_door.py)
         self._slot_set: "weakref.WeakSet[_MatchSlot]" = weakref.WeakSet()
         self._tokens = itertools.count(1)
         self._objects = _Tokens()       # token -> a route's data
@@ -362,7 +363,7 @@ class _Changes:
         match.data = data if data is not _MISSING else self._object(handle)
         return match
 
-    def _remember(self, caches: tuple[dict[int, Any], ...], head: tuple[int, Optional[str], str],
+    def _remember(self, caches: tuple[MutableMapping[int, Any], ...], head: tuple[int, Optional[str], str],
                   generation: int) -> None:
         """Keeps `head`, made from a lookup that ran before `generation` was read, in `caches` if
         it is still the route's: no change ran since, and the library's pattern is the head's."""

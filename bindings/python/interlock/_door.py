@@ -12,7 +12,7 @@ errors, from one piece of code."""
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, MutableMapping, Optional
 
 from . import _native as n
 from . import _text
@@ -30,6 +30,12 @@ _MATCH_PACKED = ctypes.cast(_match_packed, ctypes.c_void_p).value
 # Router's base: with the accelerator, the C type whose instances keep their door (`_door`) where
 # `match` reads it without an attribute lookup.
 RouterBase: type = _speedups.RouterBase if _speedups is not None else object
+
+
+def heads() -> "MutableMapping[int, tuple[int, Optional[str], str]]":
+    """A router's `_heads` (route id -> head, as _changes.py keeps them): with the accelerator, a
+    mapping its door reads without making an int (_speedups.Heads), else a dict."""
+    return _speedups.Heads() if _speedups is not None else {}
 
 
 def method(ctypes_path: Callable[..., Any]) -> Any:

@@ -83,7 +83,7 @@ typedef struct {
     ilk_match *handle;
     const char *buffer;     /* where the library writes the parameters */
     Py_ssize_t capacity;
-    PyObject *heads;        /* dict: route id -> (id, name, pattern), the router's `_heads` */
+    PyObject *heads;        /* a Heads (below): route id -> (id, name, pattern), the router's `_heads` */
     PyObject *methods;      /* dict: method str -> bytes, the package's (_text._METHODS) */
     PyObject *match_type;   /* interlock.Match */
     MethodSlot methods_met[METHOD_SLOTS];  /* methods met before, by their text (see method_text) */
@@ -117,6 +117,172 @@ static void *address(PyObject *value, const char *what) {
     return p;
 }
 
+/* Heads: the router's `_heads` with the accelerator, route id -> head (id, name, pattern), as a
+ * dict would hold them, in an array by id (the library's ids are small and reused), so that a
+ * match finds its route's head without making an int and hashing it. Python code sets, gets and
+ * pops heads (_changes.py); an id past HEADS_MAX is not kept (a cache: its matches are the ctypes
+ * path's). A head holds no container, so Heads takes no part in the garbage collector. */
+#define HEADS_MAX ((Py_ssize_t)1 << 22)
+typedef struct {
+    PyObject_HEAD
+    PyObject **table;       /* by route id: the head (a strong reference) or NULL */
+    Py_ssize_t size;
+} Heads;
+
+static PyObject *heads_type;
+
+/* The route id `key` as an index of the table; -1 (no error set) for one past HEADS_MAX, -2 with
+ * an error set for what is no int of a route id. */
+static Py_ssize_t heads_index(PyObject *key) {
+    if (!PyLong_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "a route id is an int, not %R", (PyObject *)Py_TYPE(key));
+        return -2;
+    }
+    Py_ssize_t id = PyLong_AsSsize_t(key);
+    if (id == -1 && PyErr_Occurred())
+        PyErr_Clear();      /* past Py_ssize_t: not kept */
+    else if (id < 0) {
+        PyErr_Format(PyExc_ValueError, "a route id is not negative: %R", key);
+        return -2;
+    }
+    return id >= 0 && id < HEADS_MAX ? id : -1;
+}
+
+static PyObject *heads_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    if (PyTuple_Size(args) != 0 || (kwargs != NULL && PyDict_Size(kwargs) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "Heads() takes no arguments");
+        return NULL;
+    }
+    return PyType_GenericAlloc(type, 0);
+}
+
+static void heads_dealloc(PyObject *self) {
+    Heads *h = (Heads *)self;
+    PyTypeObject *type = Py_TYPE(self);
+    for (Py_ssize_t i = 0; i < h->size; i++)
+        Py_XDECREF(h->table[i]);
+    PyMem_Free(h->table);
+    freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    free_fn(self);
+    Py_DECREF(type);
+}
+
+static Py_ssize_t heads_length(PyObject *self) {
+    Heads *h = (Heads *)self;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < h->size; i++)
+        count += h->table[i] != NULL;
+    return count;
+}
+
+/* The head of route `key`, borrowed, or NULL (with an error set only for a key of the wrong kind). */
+static PyObject *heads_find(Heads *h, PyObject *key) {
+    Py_ssize_t id = heads_index(key);
+    return id >= 0 && id < h->size ? h->table[id] : NULL;
+}
+
+static PyObject *heads_subscript(PyObject *self, PyObject *key) {
+    PyObject *head = heads_find((Heads *)self, key);
+    if (head == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, key);
+        return NULL;
+    }
+    Py_INCREF(head);
+    return head;
+}
+
+/* heads[key] = head, or del heads[key] (`head` NULL). */
+static int heads_assign(PyObject *self, PyObject *key, PyObject *head) {
+    Heads *h = (Heads *)self;
+    Py_ssize_t id = heads_index(key);
+    if (id == -2)
+        return -1;
+    if (head == NULL) {
+        PyObject *old = id >= 0 && id < h->size ? h->table[id] : NULL;
+        if (old == NULL) {
+            PyErr_SetObject(PyExc_KeyError, key);
+            return -1;
+        }
+        h->table[id] = NULL;
+        Py_DECREF(old);     /* a tuple of an int and strs: letting go of it runs no Python code */
+        return 0;
+    }
+    if (id < 0)
+        return 0;           /* past HEADS_MAX: not kept */
+    if (id >= h->size) {
+        Py_ssize_t size = h->size ? h->size : 64;
+        while (size <= id)
+            size *= 2;
+        PyObject **table = PyMem_Realloc(h->table, (size_t)size * sizeof *table);
+        if (table == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memset(table + h->size, 0, (size_t)(size - h->size) * sizeof *table);
+        h->table = table;
+        h->size = size;
+    }
+    PyObject *old = h->table[id];
+    Py_INCREF(head);
+    h->table[id] = head;
+    Py_XDECREF(old);
+    return 0;
+}
+
+/* heads.get(key, default=None) and heads.pop(key, default), as a dict's. */
+static PyObject *heads_get_or_pop(PyObject *self, PyObject *const *args, Py_ssize_t nargs, int pop) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "%s expected 1 or 2 arguments, got %zd", pop ? "pop" : "get", nargs);
+        return NULL;
+    }
+    PyObject *head = heads_find((Heads *)self, args[0]);
+    if (head == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        if (pop && nargs < 2) {
+            PyErr_SetObject(PyExc_KeyError, args[0]);
+            return NULL;
+        }
+        PyObject *fallback = nargs == 2 ? args[1] : Py_None;
+        Py_INCREF(fallback);
+        return fallback;
+    }
+    Py_INCREF(head);
+    if (pop && heads_assign(self, args[0], NULL) < 0) {
+        Py_DECREF(head);
+        return NULL;
+    }
+    return head;
+}
+
+static PyObject *heads_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return heads_get_or_pop(self, args, nargs, 0);
+}
+
+static PyObject *heads_pop(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return heads_get_or_pop(self, args, nargs, 1);
+}
+
+static PyMethodDef heads_methods[] = {
+    {"get", (PyCFunction)(void (*)(void))heads_get, METH_FASTCALL, "The head of a route id, or the default."},
+    {"pop", (PyCFunction)(void (*)(void))heads_pop, METH_FASTCALL, "The head of a route id, forgotten; or the default."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot heads_slots[] = {
+    {Py_tp_new, heads_new},
+    {Py_tp_dealloc, heads_dealloc},
+    {Py_tp_methods, heads_methods},
+    {Py_mp_length, heads_length},
+    {Py_mp_subscript, heads_subscript},
+    {Py_mp_ass_subscript, heads_assign},
+    {Py_tp_doc, "A router's heads of routes by id, for its door (see interlock/_speedups.c)."},
+    {0, NULL},
+};
+
+static PyType_Spec heads_spec = {"interlock._speedups.Heads", sizeof(Heads), 0, Py_TPFLAGS_DEFAULT, heads_slots};
+
 /* Door(match_packed, router, handle, buffer, capacity, heads, methods, match_type, owner): the
  * addresses as ints (ctypes'), the dicts and the Match type the Python code uses. */
 static PyObject *door_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -126,7 +292,7 @@ static PyObject *door_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
         PyErr_SetString(PyExc_TypeError, "Door takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OOOOnO!O!OO", &fn, &router, &handle, &buffer, &capacity, &PyDict_Type, &heads,
+    if (!PyArg_ParseTuple(args, "OOOOnO!O!OO", &fn, &router, &handle, &buffer, &capacity, (PyTypeObject *)heads_type, &heads,
                           &PyDict_Type, &methods, &match_type, &owner))
         return NULL;
     match_packed_fn match = (match_packed_fn)address(fn, "match_packed");
@@ -355,13 +521,9 @@ static PyObject *door_match(Door *d, PyObject *uri, PyObject *method, int *fall)
      * and a finalizer Python code, during which another thread may look up through this door. */
     char packed[PACKED_MAX];
     memcpy(packed, d->buffer, (size_t)size);
-    PyObject *id = PyLong_FromLongLong(rc >> 32);
-    if (id == NULL) {
-        *fall = 0;
-        return NULL;
-    }
-    PyObject *head = PyDict_GetItemWithError(d->heads, id);
-    Py_DECREF(id);
+    Heads *heads = (Heads *)d->heads;
+    int64_t id = rc >> 32;
+    PyObject *head = id < heads->size ? heads->table[id] : NULL;
     if (head == NULL || !PyTuple_Check(head) || PyTuple_Size(head) != 3)
         return NULL;
     *fall = 0;
@@ -782,8 +944,10 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     method_keyword = PyUnicode_InternFromString("method");
     door_type = PyType_FromSpec(&door_spec);
     router_base_type = PyType_FromSpec(&router_base_spec);
+    heads_type = PyType_FromSpec(&heads_spec);
     if (ctypes_name == NULL || uri_keyword == NULL || method_keyword == NULL || door_type == NULL
-        || router_base_type == NULL
+        || router_base_type == NULL || heads_type == NULL
+        || PyModule_AddObject(m, "Heads", (Py_INCREF(heads_type), heads_type)) < 0
         || PyModule_AddObject(m, "Door", (Py_INCREF(door_type), door_type)) < 0
         || PyModule_AddObject(m, "RouterBase", (Py_INCREF(router_base_type), router_base_type)) < 0
         || (match_class = new_match_type()) == NULL

@@ -265,6 +265,42 @@ def test_keywords_spelt_at_run_time_and_a_router_without_a_door() -> None:
 
 
 @needs_accelerator
+def test_the_heads_a_door_reads_are_kept_by_route_id() -> None:
+    """A router's `_heads` (what _changes.py keeps for the door) is, with the accelerator, a table
+    by route id: it sets, gets, pops and forgets as a dict, refuses keys that are no route id,
+    and keeps no id past its bound (a cache: such a route's matches are the ctypes path's)."""
+    heads = interlock._speedups.Heads()
+    assert type(interlock.Router()._heads) is interlock._speedups.Heads
+    head = (3, "r", "/r")
+    heads[3] = head
+    heads[200] = (200, None, "/x")          # past the first table: it grows
+    assert heads[3] is head and heads.get(3) is head and heads.get(4) is None and heads.get(4, "no") == "no"
+    assert len(heads) == 2 and heads.pop(3, None) is head and heads.pop(3, None) is None and len(heads) == 1
+    with pytest.raises(KeyError):
+        heads[3]
+    with pytest.raises(KeyError):
+        heads.pop(3)
+    del heads[200]
+    with pytest.raises(KeyError):
+        del heads[200]
+    for key, error in (("3", TypeError), (3.0, TypeError), (-1, ValueError)):
+        with pytest.raises(error):
+            heads[key] = head
+        with pytest.raises(error):
+            heads.get(key)
+    heads[1 << 23] = head                    # past the bound, or past any index: not kept
+    heads[1 << 70] = head
+    assert heads.get(1 << 23) is None and heads.get(1 << 70) is None and len(heads) == 0
+    del heads                                # frees what it holds
+    router = interlock.Router()
+    ids = [router.add_route(f"/r{i}/:x") for i in range(300)]
+    for _ in range(2):
+        for route_id in ids:
+            assert router.match(f"/r{route_id - 1}/v") == (route_id, None, f"/r{route_id - 1}/:x", {"x": "v"})
+    assert len(router._heads) == 300
+
+
+@needs_accelerator
 def test_parameter_names_the_door_keeps_are_each_routes_own() -> None:
     """The door makes each parameter name once and keeps it (by a hash of its bytes, one name a
     slot): with far more names than slots, names that share a slot, and names of every length

@@ -2,8 +2,8 @@
 INTERLOCK_PURE_PYTHON is not set (`accelerated` says which); else `match` is the ctypes path
 (`Router._match_ctypes`), which is always there.
 
-With the accelerator, `Router.match` is `method(...)`, a method in C of Router's base (RouterBase),
-which calls the router's door (`router._door`, made with the router). The door only
+With the accelerator, `Router.match` is `method(Router)`, a method in C over Router's base
+(RouterBase), which calls the router's door (`router._door`, made with the router). The door only
 converts: it calls the library's lookup and makes the common answers (None, or a Match of a route
 whose head the router knows: `_heads`, kept as _changes.py says). Whatever else it meets goes to
 the ctypes path with the same arguments, so both paths give the same answers and raise the same
@@ -38,10 +38,10 @@ def heads() -> "MutableMapping[int, tuple[int, Optional[str], str]]":
     return _speedups.Heads() if _speedups is not None else {}
 
 
-def method(ctypes_path: Callable[..., Any]) -> Any:
-    """Router.match with the accelerator: RouterBase's method, with the ctypes path's doc and
-    parameters."""
-    return _speedups.match_method(ctypes_path.__doc__)
+def method(router_type: type) -> Any:
+    """Router.match with the accelerator: a method in C of `router_type` (Router, made on
+    RouterBase), with the doc and parameters of its ctypes path, `router_type._match_ctypes`."""
+    return _speedups.match_method(router_type, router_type._match_ctypes.__doc__)
 
 
 def door(router: "Router") -> Any:

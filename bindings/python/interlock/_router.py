@@ -226,8 +226,6 @@ class Router(_Changes, _RouteFiles, _door.RouterBase):
         return _new_match(Match, head + (params,))
 
     _match_ctypes = match   # the ctypes path, which the accelerator's door falls back on
-    if _door.accelerated:
-        match = _door.method(_match_ctypes)
 
     def match_many(self, uris: Sequence[str],
                    method: Union[None, str, Sequence[Optional[str]]] = None) -> "MatchList":
@@ -399,3 +397,9 @@ class Router(_Changes, _RouteFiles, _door.RouterBase):
                 size = length.value + 1
                 continue
             _raise(rc)
+
+
+# With the accelerator, `match` is its method in C (_door.py), made for Router itself, whose
+# routers CPython then calls it on straight; `_match_ctypes` stays the ctypes path.
+if _door.accelerated:
+    Router.match = _door.method(Router)  # type: ignore[method-assign]

@@ -10,10 +10,11 @@
  * - Door, one per router (`router._door`): the door's own match handle and parameter buffer, and
  *   what the answers are made of. The GIL is held from the lookup until what the lookup wrote is
  *   copied out, so one handle serves every thread (an abi3 extension never runs without a GIL).
- * - RouterBase, interlock.Router's base: where a router keeps its door, and whose method `match`
- *   (METH_FASTCALL | METH_KEYWORDS, given the ctypes path's doc by match_method) is Router.match:
- *   a call makes no bound method, argument tuple or keyword dict, and `router.match` kept alone is
- *   a bound method, which keeps the router alive with no reference cycle through it.
+ * - RouterBase, interlock.Router's base: where a router keeps its door. Router.match is
+ *   router_match, a method of Router (METH_FASTCALL | METH_KEYWORDS; match_method makes it, with
+ *   the ctypes path's doc): a call makes no bound method, argument tuple or keyword dict, and
+ *   `router.match` kept alone is a bound method, which keeps the router alive with no reference
+ *   cycle through it.
  * - Match, interlock.Match: the named tuple, made and freed here, its fields read by CPython
  *   without a call (below, at its type).
  *
@@ -868,18 +869,23 @@ static PyType_Slot router_base_slots[] = {
     {0, NULL},
 };
 
-/* match_method(doc): Router.match, the method of RouterBase, with the ctypes path's doc (and its
- * parameters, for inspect.signature). The method's definition lives as long as the process. */
-static PyObject *match_method(PyObject *module, PyObject *doc) {
+/* match_method(router_type, doc): Router.match, router_match as a method of `router_type` (a
+ * subclass of RouterBase: interlock.Router), with the ctypes path's doc (and its parameters, for
+ * inspect.signature). A method of the very type of the router is one CPython calls straight
+ * (its specialized call checks the exact type); a subclass's router calls it as well, through the
+ * generic call. The method's definition lives as long as the process. */
+static PyObject *match_method(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     static const char signature[] = "match($self, /, uri, method=None)\n--\n\n";
-    Py_ssize_t size;
-    const char *text = PyUnicode_Check(doc) ? PyUnicode_AsUTF8AndSize(doc, &size) : NULL;
-    if (text == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "match_method: the doc is a str");
+    if (nargs != 2 || !PyType_Check(args[0]) || !PyType_IsSubtype((PyTypeObject *)args[0], (PyTypeObject *)router_base_type)
+        || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "match_method(router_type, doc): a subclass of RouterBase and a str");
         return NULL;
     }
+    Py_ssize_t size;
+    const char *text = PyUnicode_AsUTF8AndSize(args[1], &size);
+    if (text == NULL)
+        return NULL;
     PyMethodDef *def = PyMem_Calloc(1, sizeof *def);
     char *full = PyMem_Malloc(sizeof signature + (size_t)size);
     if (def == NULL || full == NULL) {
@@ -893,7 +899,7 @@ static PyObject *match_method(PyObject *module, PyObject *doc) {
     def->ml_meth = (PyCFunction)(void (*)(void))router_match;
     def->ml_flags = METH_FASTCALL | METH_KEYWORDS;
     def->ml_doc = full;
-    return PyDescr_NewMethod((PyTypeObject *)router_base_type, def);
+    return PyDescr_NewMethod((PyTypeObject *)args[0], def);
 }
 
 static PyMethodDef door_methods[] = {
@@ -915,7 +921,8 @@ static PyType_Spec router_base_spec = {"interlock._speedups.RouterBase", sizeof(
 
 static PyMethodDef module_functions[] = {
     {"entries", entries, METH_VARARGS, "Every answer of a batch, made at once (see _speedups.c)."},
-    {"match_method", match_method, METH_O, "Router.match, with the ctypes path's doc (see _speedups.c)."},
+    {"match_method", (PyCFunction)(void (*)(void))match_method, METH_FASTCALL,
+     "Router.match, with the ctypes path's doc (see _speedups.c)."},
     {"new_match", (PyCFunction)(void (*)(void))new_match, METH_FASTCALL, "A Match of a tuple of its fields (see _speedups.c)."},
     {NULL, NULL, 0, NULL},
 };

@@ -89,7 +89,7 @@ def test_match_is_a_method_of_the_routers_c_base() -> None:
     assert isinstance(router, interlock._speedups.RouterBase) and router._door is not None
     assert router.match.__doc__ == interlock.Router.match.__doc__ == interlock.Router._match_ctypes.__doc__
     assert router.match.__name__ == interlock.Router.match.__name__ == "match"
-    assert router.match.__qualname__ == "Router.match"
+    assert router.match.__qualname__ == interlock.Router.match.__qualname__ == "Router.match"
     assert parameters(router.match) == parameters(router._match_ctypes)
     # (the router is given first, as ever; a method in C takes it by position only)
     assert parameters(interlock.Router.match)[1:] == parameters(interlock.Router._match_ctypes)[1:]
@@ -101,6 +101,12 @@ def test_match_is_a_method_of_the_routers_c_base() -> None:
         def match(self, uri, method=None):
             return ("own", uri)
     assert Own().match("/u/1") == ("own", "/u/1")
+
+    class Sub(interlock.Router):            # a subclass's router calls Router's match
+        pass
+    sub = Sub()
+    sub.add_route("/s/:x")
+    assert sub.match("/s/1") == (1, None, "/s/:x", {"x": "1"}) and interlock.Router.match(sub, uri="/s/2").params == {"x": "2"}
 
 
 def behaviour(match_type, fields: tuple) -> list:

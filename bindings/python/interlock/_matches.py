@@ -41,7 +41,7 @@ _new_match = tuple.__new__
 # its fields read without a call. It gets this class's doc and class attributes; the class itself
 # stays as `_NamedTupleMatch`, which tests hold it to.
 _NamedTupleMatch = Match
-if not TYPE_CHECKING and n.speedups is not None and n.speedups.Match is not None:
+if not TYPE_CHECKING and n.speedups is not None:
     Match = n.speedups.Match
     for _name in ("__doc__", "_fields", "_field_defaults", "__match_args__", "data"):
         setattr(Match, _name, getattr(_NamedTupleMatch, _name))

@@ -65,8 +65,7 @@ typedef struct {
 static PyObject *ctypes_name, *uri_keyword, *method_keyword;
 static PyObject *door_type, *router_base_type;
 
-/* Tuple's own constructor and destructor; where a tuple's items lie (tuple_items_offset), or -1. */
-static newfunc tuple_new_slot;
+/* Tuple's own destructor; where a tuple's items lie (tuple_items_offset). */
 static destructor tuple_dealloc_slot;
 static Py_ssize_t items_offset = -1;
 
@@ -100,15 +99,14 @@ typedef struct {
     PyObject *door;         /* `router._door`: a Door, or None/NULL (then every call is the ctypes path's) */
 } RouterBase;
 
-/* The allocator of a Match: a tuple subclass's own (tuple's new allocates through it), or NULL
- * where the type is none such, and tuple's new then makes it. */
+/* The allocator of a Match type (a tuple type, whose items lie where a tuple's do), or NULL
+ * with an error set for what is none. */
 static allocfunc match_allocator(PyObject *match_type) {
-    if (!PyType_Check(match_type) || !PyType_IsSubtype((PyTypeObject *)match_type, &PyTuple_Type))
+    if (!PyType_Check(match_type) || !PyType_IsSubtype((PyTypeObject *)match_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "a Match type is a tuple type");
         return NULL;
-    allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)match_type, Py_tp_alloc);
-    if (alloc == NULL)
-        PyErr_Clear();
-    return alloc;
+    }
+    return (allocfunc)PyType_GetSlot((PyTypeObject *)match_type, Py_tp_alloc);
 }
 
 static void *address(PyObject *value, const char *what) {
@@ -302,8 +300,9 @@ static PyObject *door_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     const char *buffer_p = handle_p ? address(buffer, "buffer") : NULL;
     if (buffer_p == NULL)
         return NULL;
-    if (capacity < 0 || !PyType_Check(match_type)) {
-        PyErr_SetString(PyExc_ValueError, "Door: a negative capacity, or a Match that is no type");
+    if (capacity < 0 || match_allocator(match_type) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "Door: a negative capacity, or a Match that is no tuple type");
         return NULL;
     }
     Door *d = (Door *)PyType_GenericAlloc(type, 0);
@@ -411,9 +410,8 @@ static PyObject *params_of(NameSlot *names, const char *p, Py_ssize_t size) {
     return params;
 }
 
-/* A Match of `head` (id, name, pattern) and the packed parameters at `p` (`size` bytes): made
- * through the Match type's allocator where it has one (a tuple subclass's own, which is what
- * tuple's new does), else through tuple's new. */
+/* A Match of `head` (id, name, pattern) and the packed parameters at `p` (`size` bytes),
+ * allocated by the Match type's allocator and filled as tuple's new would fill it. */
 static PyObject *make_match(PyObject *match_type, allocfunc match_alloc, NameSlot *names, PyObject *head,
                             const char *p, Py_ssize_t size) {
     if (!PyTuple_Check(head) || PyTuple_Size(head) != 3) {
@@ -423,34 +421,18 @@ static PyObject *make_match(PyObject *match_type, allocfunc match_alloc, NameSlo
     PyObject *params = params_of(names, p, size);
     if (params == NULL)
         return NULL;
-    /* The Match's own allocation where it has one; else the fields, which tuple's new copies. */
-    PyObject *fields = match_alloc != NULL ? match_alloc((PyTypeObject *)match_type, 4) : PyTuple_New(4);
-    if (fields == NULL) {
+    PyObject *made = match_alloc((PyTypeObject *)match_type, 4);
+    if (made == NULL) {
         Py_DECREF(params);
         return NULL;
     }
-    if (items_offset >= 0) {        /* the items written as PyTuple_SetItem would, without its calls */
-        PyObject **from = items_of(head), **to = items_of(fields);
-        for (Py_ssize_t i = 0; i < 3; i++) {
-            Py_INCREF(from[i]);
-            to[i] = from[i];
-        }
-        to[3] = params;
-    } else {
-        for (Py_ssize_t i = 0; i < 3; i++) {
-            PyObject *field = PyTuple_GetItem(head, i);
-            Py_INCREF(field);
-            PyTuple_SetItem(fields, i, field);
-        }
-        PyTuple_SetItem(fields, 3, params);
+    PyObject **from = items_of(head), **to = items_of(made);
+    for (Py_ssize_t i = 0; i < 3; i++) {
+        Py_INCREF(from[i]);
+        to[i] = from[i];
     }
-    if (match_alloc != NULL)
-        return fields;
-    PyObject *call_args = PyTuple_Pack(1, fields);
-    PyObject *answer = call_args ? tuple_new_slot((PyTypeObject *)match_type, call_args, NULL) : NULL;
-    Py_XDECREF(call_args);
-    Py_DECREF(fields);
-    return answer;
+    to[3] = params;
+    return made;
 }
 
 /* The method's bytes for the library (NULL: any method) in *text; 0, or -1 if the ctypes path
@@ -606,6 +588,8 @@ static PyObject *entries(PyObject *module, PyObject *args) {
     }
     const Py_ssize_t text_start = 16 * count + 8;
     allocfunc match_alloc = match_allocator(match_type);
+    if (match_alloc == NULL)
+        return NULL;
     PyObject *out = PyList_New(count);
     for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
         int32_t status;
@@ -649,8 +633,9 @@ static PyObject *entries(PyObject *module, PyObject *args) {
  * gives it the named tuple's doc, _fields, _field_defaults, __match_args__ and data), in C so that
  * a match makes and frees it without a Python class's steps, and its fields are member
  * descriptors at the tuple's items, which CPython reads without a call (a named tuple's field is
- * a call of a descriptor). Made only where a tuple's items lie where tuple_items_offset finds
- * them; a Match is made only with four items (tuple.__new__ refuses a type with its own new). */
+ * a call of a descriptor). The module is made only where a tuple's items lie where
+ * tuple_items_offset finds them (elsewhere the package runs through ctypes); a Match is made only
+ * with four items (tuple.__new__ refuses a type with its own new). */
 #define MATCH_FIELDS 4
 static PyMemberDef match_members[] = {
     {"route_id", T_OBJECT_EX, 0, READONLY, "Alias for field number 0"},
@@ -808,10 +793,8 @@ static PyType_Slot match_slots[] = {
 
 static PyType_Spec match_spec = {"interlock.Match", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, match_slots};
 
-/* The Match type, or None where a tuple is laid out otherwise. */
+/* The Match type, its fields at the offsets of a tuple's items. */
 static PyObject *new_match_type(void) {
-    if (items_offset < 0)
-        Py_RETURN_NONE;
     for (Py_ssize_t i = 0; i < MATCH_FIELDS; i++)
         match_members[i].offset = items_offset + i * (Py_ssize_t)sizeof(PyObject *);
     PyObject *bases = PyTuple_Pack(1, (PyObject *)&PyTuple_Type);
@@ -824,7 +807,7 @@ static PyObject *new_match_type(void) {
  * the ctypes path makes its answers (tuple.__new__ refuses a Match). */
 static PyObject *new_match(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2 || match_class == NULL || !PyType_Check(match_class) || !PyType_Check(args[0])
+    if (nargs != 2 || !PyType_Check(args[0])
         || !PyType_IsSubtype((PyTypeObject *)args[0], (PyTypeObject *)match_class)) {
         PyErr_SetString(PyExc_TypeError, "new_match(cls, fields): cls a Match type");
         return NULL;
@@ -939,10 +922,11 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    tuple_new_slot = (newfunc)PyType_GetSlot(&PyTuple_Type, Py_tp_new);
     tuple_dealloc_slot = (destructor)PyType_GetSlot(&PyTuple_Type, Py_tp_dealloc);
     items_offset = tuple_items_offset();
-    if (tuple_new_slot == NULL || tuple_dealloc_slot == NULL || items_offset == -2) {
+    if (tuple_dealloc_slot == NULL || items_offset < 0) {
+        if (items_offset == -1)     /* the package then runs through ctypes */
+            PyErr_SetString(PyExc_ImportError, "interlock._speedups: a tuple's items are not where this build reads them");
         Py_DECREF(m);
         return NULL;
     }

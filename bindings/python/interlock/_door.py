@@ -12,7 +12,7 @@ errors, from one piece of code."""
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any, Callable, MutableMapping, Optional
+from typing import TYPE_CHECKING, Any, MutableMapping, Optional
 
 from . import _native as n
 from . import _text

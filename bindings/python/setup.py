@@ -7,8 +7,8 @@
   (interlock/__main__.py);
 - builds the optional accelerator of Router.match (interlock/_speedups.c, CPython's limited API)
   where a C compiler and Python's headers are at hand; the package runs without it (ctypes);
-- tags the wheel cp39-abi3-<platform> with the accelerator (one build for every CPython from 3.9
-  on), py3-none-<platform> without it (ctypes needs no CPython ABI), and has `auditwheel repair`
+- tags the wheel cp310-abi3-<platform> with the accelerator (one build for every CPython from
+  3.10 on), py3-none-<platform> without it (ctypes needs no CPython ABI), and has `auditwheel repair`
   vendor libpcre2 into it and give it the manylinux tag the library's symbol versions allow;
 - puts the project's sources (the CMake build's input) into the sdist under native/, so that the
   sdist builds from itself.
@@ -49,6 +49,10 @@ COMMAND = "interlock"   # the command's name, and its file in the CMake build's 
 PROJECT_FILES = ["CMakeLists.txt", "Package.swift", "LICENSE", "cmake", "include", "Sources", "Tests",
                  "examples/c", "Tools/interlock"]
 IGNORED = shutil.ignore_patterns(".build", ".swiftpm", "__pycache__", "*.pyc", ".DS_Store")
+# The accelerator's limited API (its Py_LIMITED_API): the oldest CPython it builds for and runs on,
+# and the wheel's tag.
+ABI3_FLOOR = (3, 10)
+ABI3_TAG = "cp310"
 # Commands that build the library; a missing tool stops them before any output of setuptools.
 BUILDING_COMMANDS = {"bdist_wheel", "build", "build_py", "install", "bdist_egg"}
 
@@ -250,11 +254,12 @@ class BuildPyWithLibrary(build_py):
 def speedups() -> list[Extension]:
     """The accelerator, built with the project's header (the ABI's types and codes). Optional: a
     machine that cannot compile it gets a package that matches through ctypes. The limited API
-    version is the C file's own Py_LIMITED_API; `py_limited_api` names the file .abi3.so.
+    version is the C file's own Py_LIMITED_API (ABI3_FLOOR: a CPython before it cannot build it,
+    and gets the ctypes path); `py_limited_api` names the file .abi3.so.
     INTERLOCK_PURE_PYTHON=1 leaves it out: a py3-none wheel for the Pythons an abi3 extension
     does not serve (PyPy, free-threaded CPython), which pip picks there."""
     root = project_root()
-    if root is None or os.environ.get("INTERLOCK_PURE_PYTHON", "") not in ("", "0"):
+    if root is None or os.environ.get("INTERLOCK_PURE_PYTHON", "") not in ("", "0") or sys.version_info < ABI3_FLOOR:
         return []
     return [Extension(f"{PACKAGE}._speedups", [f"{PACKAGE}/_speedups.c"], include_dirs=[str(root / "include")],
                       py_limited_api=True, optional=True)]
@@ -268,7 +273,7 @@ class BinaryDistribution(Distribution):
 
 
 class PlatformWheel(bdist_wheel):
-    """cp39-abi3-<platform> with the accelerator (limited API), py3-none-<platform> without it
+    """cp310-abi3-<platform> with the accelerator (limited API 3.10), py3-none-<platform> without it
     (Python over a native library, loaded by ctypes). Then auditwheel repair vendors what the
     library needs beyond the manylinux set (libpcre2) and sets the manylinux tag from the symbol
     versions the library really uses."""
@@ -277,7 +282,7 @@ class PlatformWheel(bdist_wheel):
         _, _, platform = super().get_tag()
         built = self.get_finalized_command("build_ext").get_outputs()
         if any(Path(output).exists() for output in built):
-            return "cp39", "abi3", platform
+            return ABI3_TAG, "abi3", platform
         return "py3", "none", platform
 
     def run(self) -> None:

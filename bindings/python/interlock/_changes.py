@@ -42,12 +42,13 @@ import itertools
 import threading
 import weakref
 from ctypes import byref, c_char_p, c_uint32, c_void_p
-from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, MutableMapping, NamedTuple, Optional, Union
 
+from . import _door
 from . import _native as n
 from ._callbacks import _guard
 from ._errors import UINT32, _check, _int_arg, _raise, _wrong_type
-from ._matches import Match, _DataMatch
+from ._matches import Match, _DataMatch, _new_match
 from ._native import lib, text
 from ._slot import _MatchSlot
 from ._text import _b
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
 _MISSING = object()
 # The removed routes whose names `_names` keeps (see the module's doc).
 _REMOVED_NAMES_KEPT = 4096
-_new_tuple = tuple.__new__
 
 # What `match` reads of a route with data, or of one it has no head for (the data of the lookup's
 # route, its pattern), and a request's data: through PyDLL, as _slot.py says why (each returns at
@@ -167,7 +167,7 @@ class _Changes:
         self._names: dict[int, Optional[str]] = {}
         self._removed_names: "collections.deque[int]" = collections.deque()
         self._routes: dict[int, tuple[int, Optional[str], Optional[str]]] = {}
-        self._heads: dict[int, tuple[int, Optional[str], str]] = {}   # the door's (_door.py)
+        self._heads = _door.heads()         # the door's (_door.py)
         self._slot_set: "weakref.WeakSet[_MatchSlot]" = weakref.WeakSet()
         self._tokens = itertools.count(1)
         self._objects = _Tokens()       # token -> a route's data
@@ -357,13 +357,13 @@ class _Changes:
             head = (route_id, self._route_name(route_id), text(_match_pattern(handle)) or "")
             self._remember((slot.routes, self._heads) if token is None else (slot.data_routes,), head, generation)
         if token is None:
-            return _new_tuple(Match, head + (params,))
-        match = _new_tuple(_DataMatch, head + (params,))
+            return _new_match(Match, head + (params,))
+        match = _new_match(_DataMatch, head + (params,))
         data = self._objects.get(token, _MISSING)
         match.data = data if data is not _MISSING else self._object(handle)
         return match
 
-    def _remember(self, caches: tuple[dict[int, Any], ...], head: tuple[int, Optional[str], str],
+    def _remember(self, caches: tuple[MutableMapping[int, Any], ...], head: tuple[int, Optional[str], str],
                   generation: int) -> None:
         """Keeps `head`, made from a lookup that ran before `generation` was read, in `caches` if
         it is still the route's: no change ran since, and the library's pattern is the head's."""

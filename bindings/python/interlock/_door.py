@@ -2,8 +2,8 @@
 INTERLOCK_PURE_PYTHON is not set (`accelerated` says which); else `match` is the ctypes path
 (`Router._match_ctypes`), which is always there.
 
-With the accelerator, `Router.match` is `method(...)`, a descriptor: `router.match` is the router
-bound with its door (`router._door`, made with the router), as a bound method is. The door only
+With the accelerator, `Router.match` is `method(Router)`, a method in C over Router's base
+(RouterBase), which calls the router's door (`router._door`, made with the router). The door only
 converts: it calls the library's lookup and makes the common answers (None, or a Match of a route
 whose head the router knows: `_heads`, kept as _changes.py says). Whatever else it meets goes to
 the ctypes path with the same arguments, so both paths give the same answers and raise the same
@@ -12,7 +12,7 @@ errors, from one piece of code."""
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, MutableMapping, Optional
 
 from . import _native as n
 from . import _text
@@ -27,9 +27,21 @@ accelerated = _speedups is not None
 _MATCH_PACKED = ctypes.cast(_match_packed, ctypes.c_void_p).value
 
 
-def method(ctypes_path: Callable[..., Any]) -> Any:
-    """Router.match with the accelerator: it wraps the ctypes path (its doc, name, signature)."""
-    return _speedups.Method(ctypes_path)
+# Router's base: with the accelerator, the C type whose instances keep their door (`_door`) where
+# `match` reads it without an attribute lookup.
+RouterBase: type = _speedups.RouterBase if _speedups is not None else object
+
+
+def heads() -> "MutableMapping[int, tuple[int, Optional[str], str]]":
+    """A router's `_heads` (route id -> head, as _changes.py keeps them): with the accelerator, a
+    mapping its door reads without making an int (_speedups.Heads), else a dict."""
+    return _speedups.Heads() if _speedups is not None else {}
+
+
+def method(router_type: type) -> Any:
+    """Router.match with the accelerator: a method in C of `router_type` (Router, made on
+    RouterBase), with the doc and parameters of its ctypes path, `router_type._match_ctypes`."""
+    return _speedups.match_method(router_type, router_type._match_ctypes.__doc__)
 
 
 def door(router: "Router") -> Any:

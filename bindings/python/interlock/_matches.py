@@ -15,7 +15,6 @@ from ._wire import param_dict as _param_dict
 if TYPE_CHECKING:
     from ._router import Router
 
-_new_tuple = tuple.__new__
 # Every answer of a batch made at once in C (interlock/_speedups.c), or None: MatchList._at each.
 _entries = n.speedups.entries if n.speedups is not None else None
 
@@ -33,6 +32,21 @@ class Match(NamedTuple):
     pattern: str
     params: dict[str, str]
     data = None     # no annotation: a class attribute, not a field
+
+
+# `_new_match(cls, fields)`: a `cls` (Match or a subclass) of the tuple `fields`, as the fast
+# paths make their answers.
+_new_match = tuple.__new__
+# With the accelerator, Match is its type (_speedups.c): the same named tuple, made and freed in C,
+# its fields read without a call. It gets this class's doc and class attributes; the class itself
+# stays as `_NamedTupleMatch`, which tests hold it to.
+_NamedTupleMatch = Match
+if not TYPE_CHECKING and n.speedups is not None:
+    Match = n.speedups.Match
+    for _name in ("__doc__", "_fields", "_field_defaults", "__match_args__", "data"):
+        setattr(Match, _name, getattr(_NamedTupleMatch, _name))
+    _NamedTupleMatch.__qualname__ = "_NamedTupleMatch"      # where pickle finds it now
+    _new_match = n.speedups.new_match
 
 
 class _DataMatch(Match):
@@ -124,7 +138,7 @@ class MatchList(Sequence[Optional[Match]]):
         if statuses[i] != n.OK:
             return None
         parts = str(text[offsets[i]:offsets[i + 1]], "utf-8").split("\0")
-        return _new_tuple(Match, self._router._route_info(ids[i]) + (_param_dict(parts),))
+        return _new_match(Match, self._router._route_info(ids[i]) + (_param_dict(parts),))
 
     def route_ids(self) -> list[int]:
         """Every answer's route id at once, 0 where none matched."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 from ctypes import POINTER, c_char_p
 from pathlib import Path
 from typing import Any
@@ -64,10 +65,13 @@ lib = _load()
 pydll = ctypes.PyDLL(lib._name, handle=lib._handle)
 
 # The optional compiled accelerator (interlock/_speedups.c; _door.py and _matches.py use it), or
-# None: not built, or INTERLOCK_PURE_PYTHON set (to anything but "" or "0") at import.
+# None: not built, INTERLOCK_PURE_PYTHON set (to anything but "" or "0") at import, or a CPython
+# older than its limited API (3.10: an abi3 build made elsewhere may lie in a checkout).
 try:
     if os.environ.get("INTERLOCK_PURE_PYTHON", "") not in ("", "0"):
         raise ImportError("INTERLOCK_PURE_PYTHON is set")
+    if sys.version_info < (3, 10):
+        raise ImportError("the accelerator needs CPython 3.10 or newer")
     from . import _speedups as speedups
 except ImportError:
     speedups = None

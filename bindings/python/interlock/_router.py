@@ -26,7 +26,7 @@ from ._interceptors import LoggingInterceptor, ValidateStatus, chain_after, chai
 from ._native import lib
 from ._slot import _LENGTHS, _MATCHED, _SLOT_BUFFER, _match_packed, _match_params, _MatchSlot, _resolve, _result_free
 from ._text import _b, _method_b, _uri_b, _url_params
-from ._matches import Match, MatchList
+from ._matches import Match, MatchList, _new_match
 from ._values import QueryDict, Result, Status, TraceEntry
 from ._wire import param_dict as _param_dict
 
@@ -46,12 +46,11 @@ __all__ = [
 ]
 
 
-_new_tuple = tuple.__new__
 _NOT_FOUND = n.NOT_FOUND
 _EMPTY_QUERY = QueryDict._of([])     # a Result's own query, unused: a resolve's is its request's
 
 
-class Router(_Changes, _RouteFiles):
+class Router(_Changes, _RouteFiles, _door.RouterBase):
     """A route table with its pipeline. Safe to use from several threads at once. Removing and
     replacing routes, route data, `routes` and `compile` are _Changes' (_changes.py); `load`,
     `set_destination`, `destination` and `route_value` _RouteFiles' (_routefiles.py)."""
@@ -224,11 +223,9 @@ class Router(_Changes, _RouteFiles):
         head = slot.routes.get(route_id)
         if head is None:
             return self._matched(slot, route_id, params)
-        return _new_tuple(Match, head + (params,))
+        return _new_match(Match, head + (params,))
 
     _match_ctypes = match   # the ctypes path, which the accelerator's door falls back on
-    if _door.accelerated:
-        match = _door.method(_match_ctypes)
 
     def match_many(self, uris: Sequence[str],
                    method: Union[None, str, Sequence[Optional[str]]] = None) -> "MatchList":
@@ -400,3 +397,9 @@ class Router(_Changes, _RouteFiles):
                 size = length.value + 1
                 continue
             _raise(rc)
+
+
+# With the accelerator, `match` is its method in C (_door.py), made for Router itself, whose
+# routers CPython then calls it on straight; `_match_ctypes` stays the ctypes path.
+if _door.accelerated:
+    Router.match = _door.method(Router)  # type: ignore[method-assign]

@@ -4,9 +4,11 @@ that change; INTERLOCK_PURE_PYTHON=1 forcing the ctypes path; a closed or collec
 
 from __future__ import annotations
 
+import copy
 import gc
 import importlib.util
 import inspect
+import pickle
 import random
 import re
 import subprocess
@@ -72,21 +74,94 @@ CALLS = [
 ]
 
 
+def parameters(function) -> list[tuple[str, object, object]]:
+    return [(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()]
+
+
 @needs_accelerator
-def test_match_is_the_router_bound_with_its_door() -> None:
+def test_match_is_a_method_of_the_routers_c_base() -> None:
+    """With the accelerator, Router.match is a method in C of Router's base (so that a call makes
+    no bound method and no argument tuple): `router.match` is a builtin method bound to the router,
+    with the ctypes path's doc, name and parameters."""
     router = interlock.Router()
     router.add_route("/u/:id", name="u")
-    assert type(router.match).__name__ == "BoundMatch" and router.match.__self__ is router
+    assert type(router.match).__name__ == "builtin_function_or_method" and router.match.__self__ is router
+    assert isinstance(router, interlock._speedups.RouterBase) and router._door is not None
     assert router.match.__doc__ == interlock.Router.match.__doc__ == interlock.Router._match_ctypes.__doc__
     assert router.match.__name__ == interlock.Router.match.__name__ == "match"
-    assert str(inspect.signature(router.match)) == str(inspect.signature(router._match_ctypes))
-    assert str(inspect.signature(interlock.Router.match)) == str(inspect.signature(interlock.Router._match_ctypes))
+    assert router.match.__qualname__ == interlock.Router.match.__qualname__ == "Router.match"
+    assert parameters(router.match) == parameters(router._match_ctypes)
+    # (the router is given first, as ever; a method in C takes it by position only)
+    assert parameters(interlock.Router.match)[1:] == parameters(interlock.Router._match_ctypes)[1:]
     assert interlock.Router.match(router, "/u/1") == router.match("/u/1") == (1, "u", "/u/:id", {"id": "1"})
+    with pytest.raises(TypeError, match="match"):
+        interlock.Router.match(object(), "/u/1")
 
     class Own(interlock.Router):            # a subclass's own match is its own
         def match(self, uri, method=None):
             return ("own", uri)
     assert Own().match("/u/1") == ("own", "/u/1")
+
+    class Sub(interlock.Router):            # a subclass's router calls Router's match
+        pass
+    sub = Sub()
+    sub.add_route("/s/:x")
+    assert sub.match("/s/1") == (1, None, "/s/:x", {"x": "1"}) and interlock.Router.match(sub, uri="/s/2").params == {"x": "2"}
+
+
+def behaviour(match_type, fields: tuple) -> list:
+    """What a user can do with a Match made of `fields`, as comparable values (an error as its
+    type and message)."""
+    def attempt(call):
+        try:
+            made = call()
+        except Exception as error:  # noqa: BLE001
+            return (type(error), str(error))
+        return (type(made).__name__, tuple(made) if isinstance(made, tuple) else made)
+    m = match_type(*fields)
+    route_id, route, pattern, params = m
+    again = pickle.loads(pickle.dumps(m))
+    return [repr(m), tuple(m), m == fields, fields == m, len(m), m[3], m[-1], m[1:3], (route_id, route, pattern, params),
+            (m.route_id, m.route, m.pattern, m.params), m._asdict(), m._fields, m._field_defaults,
+            match_type.__match_args__, m.data, match_type.__doc__, str(m),
+            type(again) is match_type, again == m, type(copy.copy(m)) is match_type, copy.deepcopy(m) == m,
+            attempt(lambda: m._replace(params={"x": "1"})), attempt(lambda: m._replace(route="other", route_id=9)),
+            attempt(lambda: m._replace(nonsense=1)), attempt(lambda: match_type._make(list(fields))),
+            attempt(lambda: match_type._make(fields[:2])), attempt(lambda: match_type._make(fields + (5,))),
+            attempt(lambda: match_type(route_id=fields[0], route=fields[1], pattern=fields[2], params=fields[3])),
+            attempt(lambda: hash(m)), attempt(lambda: m.__getnewargs__()), attempt(lambda: setattr(m, "route", "x"))[0],   # (the messages differ)
+            attempt(lambda: m.count(fields[0])), attempt(lambda: m.index(fields[2]))]
+
+
+@needs_accelerator
+def test_the_accelerators_match_is_the_named_tuple() -> None:
+    """With the accelerator, Match is a type of its own in C (made and freed without a Python
+    class's steps, its fields read without a call): it behaves as the named tuple it stands for,
+    the ctypes-only package's Match, kept as _matches._NamedTupleMatch."""
+    named_tuple = interlock._matches._NamedTupleMatch
+    assert interlock.Match is not named_tuple and interlock.Match.__name__ == named_tuple.__name__ == "Match"
+    for fields in [(1, "u", "/u/:id", {"id": "1"}), (7, None, "GET /a", {}), (3, "x", None, {"k": "v", "é": "\0"})]:
+        assert behaviour(interlock.Match, fields) == behaviour(named_tuple, fields), fields
+    router = interlock.Router()
+    router.add_route("/u/:id", name="u")
+    assert router.match("/u/1") == named_tuple(1, "u", "/u/:id", {"id": "1"}) == interlock.Match(1, "u", "/u/:id", {"id": "1"})
+    match router.match("/u/2"):
+        case interlock.Match(route_id, route, pattern, {"id": value}):
+            assert (route_id, route, pattern, value) == (1, "u", "/u/:id", "2")
+        case _:
+            pytest.fail("a Match is matched by its fields")
+    # A Match has four items, no fewer: its fields are read where a tuple's items lie.
+    for made in (lambda: tuple.__new__(interlock.Match, (1,)), lambda: interlock._speedups.new_match(interlock.Match, (1, 2)),
+                 lambda: interlock._speedups.new_match(tuple, (1, 2, 3, 4)), lambda: interlock.Match(1, 2, 3)):
+        with pytest.raises(TypeError):
+            made()
+    assert interlock._speedups.new_match(interlock.Match, [1, None, "p", {}]) == (1, None, "p", {})
+
+    class Own(interlock.Match):        # a subclass keeps the fields and the named tuple's ways
+        def __repr__(self) -> str:
+            return "own " + super().__repr__()
+    own = Own._make((1, "u", "p", {}))
+    assert type(own) is Own and own.route == "u" and repr(own._replace(route="v")) == "own Own(route_id=1, route='v', pattern='p', params={})"
 
 
 @needs_accelerator
@@ -161,6 +236,74 @@ def test_a_batchs_answers_are_made_the_same_in_c(github_routes) -> None:
     router.remove_route("file")
     assert list(later) == [later._at(0), later._at(1)] == [(later[0].route_id, "data", "/with/data/:x", {"x": "1"}),
                                                           (later[1].route_id, "file", None, {"name": "a"})]
+
+
+@needs_accelerator
+def test_methods_the_door_keeps_are_each_calls_own() -> None:
+    """The door keeps the methods it met by their text (a few slots): with more methods than
+    slots, each a str made anew, and methods that are no str the package made, every call still
+    matches under its own method, as the ctypes path does."""
+    router = interlock.Router()
+    methods = ["GET", "PUT", "POST", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "M1", "M2", "M3", "M4"]
+    ids = {method: router.add_route(f"{method} /r/:x") for method in methods}
+    for round_ in range(3):
+        for method in methods + methods[::-1]:
+            fresh = "".join(list(method))            # equal, not the same str
+            found = router.match(f"/r/{round_}", fresh)
+            assert found == router._match_ctypes(f"/r/{round_}", fresh) == (ids[method], None, f"{method} /r/:x",
+                                                                               {"x": str(round_)})
+    for odd in ("get", "G\0T", "G\ud800T", "\u00c9T\u00c9", "", None):
+        assert outcome(router.match, "/r/1", odd) == outcome(router._match_ctypes, "/r/1", odd), odd
+
+
+@needs_accelerator
+def test_keywords_spelt_at_run_time_and_a_router_without_a_door() -> None:
+    """A keyword the compiler did not intern (made at run time) is the ctypes path's, which takes
+    it as any; a router whose door is gone (`_door` None) answers through the ctypes path."""
+    router = interlock.Router()
+    router.add_route("GET /u/:id", name="u")
+    uri_name, method_name = "".join(["ur", "i"]), "".join(["meth", "od"])
+    assert router.match(**{uri_name: "/u/1", method_name: "GET"}) == (1, "u", "GET /u/:id", {"id": "1"})
+    assert outcome(router.match, **{uri_name: "/u/1", "methods": "GET"}) == outcome(router._match_ctypes, uri="/u/1",
+                                                                                      methods="GET")
+    router._door = None
+    assert router.match("/u/2", method="GET") == (1, "u", "GET /u/:id", {"id": "2"})
+
+
+@needs_accelerator
+def test_the_heads_a_door_reads_are_kept_by_route_id() -> None:
+    """A router's `_heads` (what _changes.py keeps for the door) is, with the accelerator, a table
+    by route id: it sets, gets, pops and forgets as a dict, refuses keys that are no route id,
+    and keeps no id past its bound (a cache: such a route's matches are the ctypes path's)."""
+    heads = interlock._speedups.Heads()
+    assert type(interlock.Router()._heads) is interlock._speedups.Heads
+    head = (3, "r", "/r")
+    heads[3] = head
+    heads[200] = (200, None, "/x")          # past the first table: it grows
+    assert heads[3] is head and heads.get(3) is head and heads.get(4) is None and heads.get(4, "no") == "no"
+    assert len(heads) == 2 and heads.pop(3, None) is head and heads.pop(3, None) is None and len(heads) == 1
+    with pytest.raises(KeyError):
+        heads[3]
+    with pytest.raises(KeyError):
+        heads.pop(3)
+    del heads[200]
+    with pytest.raises(KeyError):
+        del heads[200]
+    for key, error in (("3", TypeError), (3.0, TypeError), (-1, ValueError)):
+        with pytest.raises(error):
+            heads[key] = head
+        with pytest.raises(error):
+            heads.get(key)
+    heads[1 << 23] = head                    # past the bound, or past any index: not kept
+    heads[1 << 70] = head
+    assert heads.get(1 << 23) is None and heads.get(1 << 70) is None and len(heads) == 0
+    del heads                                # frees what it holds
+    router = interlock.Router()
+    ids = [router.add_route(f"/r{i}/:x") for i in range(300)]
+    for _ in range(2):
+        for route_id in ids:
+            assert router.match(f"/r{route_id - 1}/v") == (route_id, None, f"/r{route_id - 1}/:x", {"x": "v"})
+    assert len(router._heads) == 300
 
 
 @needs_accelerator
@@ -251,8 +394,20 @@ def test_interlock_pure_python_forces_the_ctypes_path() -> None:
               "print(interlock.accelerated, type(r.match).__name__, r.match('/u/7').params)")
     built = importlib.util.find_spec("interlock._speedups") is not None
     for value, expected in (("1", "False method {'id': '7'}"),
-                            ("0", f"{built} {'BoundMatch' if built else 'method'} {{'id': '7'}}")):
+                            ("0", f"{built} {'builtin_function_or_method' if built else 'method'} {{'id': '7'}}")):
         out = subprocess.run([sys.executable, "-c", script], cwd=PACKAGE, capture_output=True, text=True,
                              env=clean_environment(INTERLOCK_PURE_PYTHON=value))
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == expected
+
+
+def test_the_wheels_tag_is_the_accelerators_limited_api() -> None:
+    """setup.py tags the wheel, and builds the accelerator from, the CPython that _speedups.c's
+    Py_LIMITED_API names (a wheel tagged older would install where the accelerator cannot load)."""
+    source = (PACKAGE / "interlock" / "_speedups.c").read_text()
+    setup = (PACKAGE / "setup.py").read_text()
+    limited = int(re.search(r"^#define Py_LIMITED_API (0x[0-9A-Fa-f]+)$", source, re.M).group(1), 16)
+    major, minor = limited >> 24, (limited >> 16) & 0xFF
+    assert re.search(rf"^ABI3_FLOOR = \({major}, {minor}\)$", setup, re.M)
+    assert re.search(rf'^ABI3_TAG = "cp{major}{minor}"$', setup, re.M)
+

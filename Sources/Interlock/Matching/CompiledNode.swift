@@ -39,8 +39,8 @@ final class Unit: @unchecked Sendable {
         raw = code.code
         jitted = code.jitted
         records = .allocate(capacity: max(leaves.count, 1))
-        LeafRecord.initialize(records, leaves, groupCounts: emitter.groups.map(\.count))
-        let stride = emitter.groups.map(\.count).max() ?? 0
+        LeafRecord.initialize(records, leaves, groupCounts: emitter.groups.map({ $0.count }))
+        let stride = emitter.groups.map({ $0.count }).max() ?? 0
         groups = .allocate(capacity: 1 + leaves.count * stride)
         groups.initialize(repeating: 0, count: 1 + leaves.count * stride)
         groups[0] = Int32(stride)

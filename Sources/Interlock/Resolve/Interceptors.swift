@@ -102,7 +102,7 @@ public struct RequestInterceptor: Sendable {
     var leaves: [Leaf] {
         switch body {
         case .leaf(let leaf): return [leaf]
-        case .chain(let list): return list.flatMap(\.leaves)
+        case .chain(let list): return list.flatMap({ $0.leaves })
         }
     }
 }
@@ -166,7 +166,7 @@ public struct ResponseInterceptor: Sendable {
     var leaves: [Leaf] {
         switch body {
         case .leaf(let leaf): return [leaf]
-        case .chain(let list): return list.flatMap(\.leaves)
+        case .chain(let list): return list.flatMap({ $0.leaves })
         }
     }
 }

@@ -205,7 +205,7 @@ extension Router {
                     }
                 }
                 if !added.isEmpty { WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue) }
-                return added.map(\.route.id)
+                return added.map({ $0.route.id })
             }
         }
     }

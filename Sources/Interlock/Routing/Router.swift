@@ -334,7 +334,7 @@ public struct RouteMatch: Equatable, Sendable {
     /// - Returns: true if they are equal.
     public static func == (a: RouteMatch, b: RouteMatch) -> Bool {
         a.routeID == b.routeID && a.pattern == b.pattern && a.name == b.name
-            && a.parameters.map(\.name) == b.parameters.map(\.name)
-            && a.parameters.map(\.value) == b.parameters.map(\.value)
+            && a.parameters.map({ $0.name }) == b.parameters.map({ $0.name })
+            && a.parameters.map({ $0.value }) == b.parameters.map({ $0.value })
     }
 }

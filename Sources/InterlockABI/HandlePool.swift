@@ -1,4 +1,4 @@
-import Glibc
+import CLibc
 import Interlock
 
 // The request, response and chain handles given to C callbacks, kept per thread and reused. A

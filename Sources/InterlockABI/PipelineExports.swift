@@ -1,5 +1,6 @@
 import CInterlock
 import Interlock
+import Synchronization
 
 // The pipeline's C entry points: filters, guards, interceptors, limits, the pending link, URL
 // generation. Each wraps a C callback as the Swift closure the core expects; the core runs them.

@@ -1,4 +1,4 @@
-import Glibc
+import CLibc
 
 /// One object per thread, made on first use and released when the thread ends (Swift has no
 /// thread-local storage without Foundation; this is a pthread key).

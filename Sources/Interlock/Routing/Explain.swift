@@ -4,6 +4,7 @@
 // listed with the first thing that kept it from taking the request, or as the winner, and the
 // winner is compared with the next route that would also have taken the request. The answer
 // itself comes from the matcher; a test holds the two to each other on random tables.
+import Synchronization
 
 /// The routes a lookup tries for one request, in the order it tries them, and why each did or
 /// did not take it.

@@ -9,6 +9,7 @@
 // a token begins a comment; blank lines are skipped. The first token is the method when it is
 // upper-case letters, and a pattern must follow it: a line holding `GET` alone is refused, not read
 // as the path `/GET` (write `/GET` for that). A method in lower case is refused by name.
+import Synchronization
 
 /// One route of a route file, as read from its line.
 public struct RouteFileEntry: Sendable, Equatable {

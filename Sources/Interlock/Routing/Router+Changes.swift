@@ -3,6 +3,7 @@
 // and takes effect at once for the thread that made it; other threads see the table before or
 // after it, never half of it. What a change lets go of (callbacks, data, C userdata) lives until
 // no resolve runs it, and is let go of outside the locks (a C free function may call the router).
+import Synchronization
 
 extension Router {
     /// Removes route `id`: lookups no longer find it, its name is free again, and what runs around

@@ -1,6 +1,7 @@
 // URL generation: a named route and parameter values give back a URI that resolves to that route
 // with those values (unless a more specific route claims it). Values are escaped the way the
 // normalizer leaves paths, so the constraint sees what a lookup would see.
+import Synchronization
 
 extension Router {
     /// Builds the URI of the route named `name`, from the variant that holds exactly the

@@ -21,7 +21,7 @@ final class ChainHandle {
     var downstream: Downstream? = nil
     /// The downstream response as C sees it: made when the filter first asks for it.
     var response: ResponseHandle? = nil
-    var error: (any Error)? = nil
+    var error: CallbackError? = nil
     var target: FilterResult? = nil
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 
@@ -64,14 +64,14 @@ public func ilk_router_add_filter(
     do { label = try text(name, "filter name") ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)" } catch { return fail(error) }
     // Owned only once nothing can fail: on failure the userdata stays the caller's.
     let ud = Userdata(userdata, free: freeFn)
-    r.router.addFilter(Filter(name: label) { [pools = handlePools] request, chain in try pools.with { pool in try pool.lending(request) { req in
-        try pool.lending(chain) { ch in
+    r.router.addFilter(Filter(name: label) { [pools = handlePools] request, chain throws(CallbackError) in try pools.with { pool throws(CallbackError) in try pool.lending(request) { req throws(CallbackError) in
+        try pool.lending(chain) { ch throws(CallbackError) in
             let rc = fn(req.opaque, ch.opaque, ud.pointer)
             if let error = ch.error { throw error }
             switch rc {
             case ILK_CONTINUE:
                 guard var downstream = ch.downstream.take() else {
-                    throw CallbackError(message: "filter '\(label)' returned ILK_CONTINUE without calling ilk_filter_chain_next")
+                    throw InterlockError(.callback, "filter '\(label)' returned ILK_CONTINUE without calling ilk_filter_chain_next")
                 }
                 if let response = ch.response { downstream.response = response.response }
                 return .proceed(downstream)
@@ -79,11 +79,11 @@ public func ilk_router_add_filter(
                 return .stop
             case ILK_REDIRECT:
                 guard let target = ch.target else {
-                    throw CallbackError(message: "filter '\(label)' returned ILK_REDIRECT without a target")
+                    throw InterlockError(.callback, "filter '\(label)' returned ILK_REDIRECT without a target")
                 }
                 return target
             default:
-                throw CallbackError(message: req.errorMessage ?? "filter '\(label)' returned \(rc)")
+                throw InterlockError(.callback, req.errorMessage ?? "filter '\(label)' returned \(rc)")
             }
         }
     } } })
@@ -102,7 +102,7 @@ public func ilk_filter_chain_next(_ chain: OpaquePointer?, _ request: OpaquePoin
 private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
     guard let chain = ch.chain else { return invalid("chain is not in use (it is valid only during the filter's call)") }
     do {
-        let d = try req.withRequest { try FilterChain.next(through: chain, $0) }
+        let d = try req.withRequest { (request) throws(CallbackError) in try FilterChain.next(through: chain, request) }
         let rc: Int32 = switch d.outcome {
         case .completed: ILK_OK
         case .notFound: ILK_NOT_FOUND
@@ -118,7 +118,7 @@ private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
         return rc
     } catch {
         if ch.error == nil { ch.error = error }
-        return fail(InterlockError(.callback, String(describing: error)))
+        return fail(InterlockError(.callback, describe(error)))
     }
 }
 
@@ -167,9 +167,9 @@ public func ilk_router_set_guard(
         return ILK_OK
     }
     let ud = Userdata(userdata, free: freeFn)
-    try? r.router.setGuard({ [pools = handlePools] request in try pools.with { pool in try pool.lending(request) { req in
+    try? r.router.setGuard({ [pools = handlePools] request throws(CallbackError) in try pools.with { pool throws(CallbackError) in try pool.lending(request) { req throws(CallbackError) in
         let rc = fn(req.opaque, ud.pointer)
-        if rc < 0 { throw CallbackError(message: req.errorMessage ?? "guard returned \(rc)") }
+        if rc < 0 { throw InterlockError(.callback, req.errorMessage ?? "guard returned \(rc)") }
         return rc != 0
     } } }, for: routeID)
     return ILK_OK
@@ -199,14 +199,14 @@ public func ilk_interceptor_new_request(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
-        .request(RequestInterceptor(name: label) { [pools = handlePools] request in
+        .request(RequestInterceptor(name: label) { [pools = handlePools] request throws(CallbackError) in
             // The pipeline's request is lent to the callback: its changes land in place.
-            try pools.with { pool in try pool.borrowing(&request) { req in
+            try pools.with { pool throws(CallbackError) in try pool.borrowing(&request) { req throws(CallbackError) in
                 let rc = fn(req.opaque, ud.pointer)
                 switch rc {
                 case ILK_CONTINUE: return .proceed
                 case ILK_ABORT: return .abort(req.errorMessage ?? "aborted by '\(label)'")
-                default: throw CallbackError(message: req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
+                default: throw InterlockError(.callback, req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
                 }
             } }
         })
@@ -219,14 +219,14 @@ public func ilk_interceptor_new_response(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
-        .response(ResponseInterceptor(name: label) { [pools = handlePools] response, request in try pools.with { pool in try pool.lending(request) { req in
-            try pool.borrowing(&response) { res in
+        .response(ResponseInterceptor(name: label) { [pools = handlePools] response, request throws(CallbackError) in try pools.with { pool throws(CallbackError) in try pool.lending(request) { req throws(CallbackError) in
+            try pool.borrowing(&response) { res throws(CallbackError) in
                 let rc = fn(req.opaque, res.opaque, ud.pointer)
                 switch rc {
                 case ILK_CONTINUE: return .proceed
                 case ILK_RETRY: return .retry
                 case ILK_ABORT: return .abort(res.errorMessage ?? req.errorMessage ?? "aborted by '\(label)'")
-                default: throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
+                default: throw InterlockError(.callback, res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
                 }
             }
         } } })

@@ -316,7 +316,7 @@ public struct RouteMatch: Equatable, Sendable {
     /// Parameter names and decoded values, in path order.
     public let parameters: [(name: String, value: String)]
     /// The host's value for the route (``Router/setData(_:for:)``), if any. Not compared by `==`.
-    public internal(set) var data: (any Sendable)? = nil
+    public internal(set) var data: HostValue? = nil
 
     /// The value of the named parameter, if the match bound it.
     ///

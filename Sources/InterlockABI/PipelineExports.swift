@@ -310,10 +310,7 @@ public func ilk_router_add_interceptor(_ router: OpaquePointer?, _ interceptor: 
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let h = handle(interceptor, as: InterceptorHandle.self) else { return invalid("interceptor is NULL") }
     do {
-        switch h.kind {
-        case .request(let i): try r.router.addRequestInterceptor(i, route: routeID == 0 ? nil : routeID)
-        case .response(let i): try r.router.addResponseInterceptor(i, route: routeID == 0 ? nil : routeID)
-        }
+        try add(h.kind, to: r.router, route: routeID == 0 ? nil : routeID)
         return ILK_OK
     } catch {
         return fail(error)
@@ -400,5 +397,16 @@ public func ilk_router_url_for(
         length?.pointee = n
         if buffer == nil || n >= capacity { return invalid("buffer of \(capacity) bytes is too small for \(n + 1)") }
         return ILK_OK
+    }
+}
+
+/// Adds the interceptor of `kind` to `router`. A function of its own, not inlined: inlined into
+/// `ilk_router_add_interceptor`, Embedded Swift 6.3 at -O fails its SIL ownership verifier there
+/// ("Found outside of lifetime use?!").
+@inline(never)
+private func add(_ kind: InterceptorHandle.Kind, to router: Router, route: RouteID?) throws(InterlockError) {
+    switch kind {
+    case .request(let i): try router.addRequestInterceptor(i, route: route)
+    case .response(let i): try router.addResponseInterceptor(i, route: route)
     }
 }

@@ -17,12 +17,19 @@ final class SegmentPattern: @unchecked Sendable {
 
     /// Compiles `pieces` for a router that folds case or not; `route` names a route through the
     /// segment, for the error of a constraint that stops.
-    init(_ pieces: [TreeNode.MixedPiece], caseInsensitive: Bool, route: String) throws(InterlockError) {
+    convenience init(_ pieces: [TreeNode.MixedPiece], caseInsensitive: Bool, route: String) throws(InterlockError) {
         var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
         emitter.naming(route)
-        parameterCount = Int(try emitter.emitMixed(pieces, group: 1)) - 1
-        code = try PCRE2Code(emitter.out, options: routingCompileOptions | UInt32(PCRE2_ENDANCHORED))
-        constraints = ConstraintTable(emitter.constraints)
+        let parameterCount = Int(try emitter.emitMixed(pieces, group: 1)) - 1
+        let code = try PCRE2Code(emitter.out, options: routingCompileOptions | UInt32(PCRE2_ENDANCHORED))
+        self.init(code: code, constraints: ConstraintTable(emitter.constraints), parameterCount: parameterCount)
+    }
+
+    // What throws is done above, before the object is allocated (see `Unit`).
+    private init(code: PCRE2Code, constraints: ConstraintTable, parameterCount: Int) {
+        self.code = code
+        self.constraints = constraints
+        self.parameterCount = parameterCount
     }
 
     deinit { constraints.deallocate() }

@@ -1,17 +1,22 @@
 #if hasFeature(Embedded)
 import CLibc
 
-/// The random bytes Embedded Swift's standard library asks for (`SystemRandomNumberGenerator`,
-/// which seeds hashing), from `getrandom` (glibc 2.25). The standard library calls
-/// `arc4random_buf`, which glibc has only from 2.36; defined here (and not exported: see
-/// interlock.map), the library asks for no newer glibc than the SwiftPM build did (2.34, the
-/// wheel's manylinux tag).
+/// The random bytes Embedded Swift's standard library asks for, from `getrandom` (glibc 2.25).
+/// The standard library calls `arc4random_buf`, which glibc has only from 2.36; defined here (and
+/// not exported: see interlock.map), the library asks for no newer glibc than the SwiftPM build
+/// did (2.34, the wheel's manylinux tag). Its one caller in the library is the hash seed, which
+/// the Swift runtime makes 0 under `SWIFT_DETERMINISTIC_HASHING=1` and Embedded Swift's does
+/// not: zeros here then, so that instruction counts (benchmarks/instructions.py) repeat exactly.
 ///
 /// - Parameters:
 ///   - buffer: Where to write the bytes.
 ///   - count: How many bytes to write.
 @_cdecl("arc4random_buf")
 func arc4random_buf(_ buffer: UnsafeMutableRawPointer, _ count: Int) {
+    if let flag = getenv("SWIFT_DETERMINISTIC_HASHING"), strcmp(flag, "1") == 0 {
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+        return
+    }
     var filled = 0
     while filled < count {
         let n = getrandom(buffer + filled, count - filled, 0)

@@ -1,5 +1,5 @@
 # The two commands: `make demo` installs what is missing, builds, runs the examples;
-# `make test` runs every suite (Swift tests, the C tests through ctest, the Python tests), then the
+# `make test` runs every suite (Swift tests, the C tests through ctest, the Python and Node tests), then the
 # benchmark, fuzz and sanitizer smoke runs, the SwiftPM consumer and the docs check.
 BUILD ?= build
 APT_PACKAGES := libpcre2-dev cmake ninja-build pkg-config libcjson-dev
@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PYTHON ?= python3
 
-BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev wrk
+BENCH_APT := libr3-dev golang-go golang-github-julienschmidt-httprouter-dev wrk node-express node-path-to-regexp
 BENCH_PIP := falcon werkzeug matplotlib uvicorn starlette
 # interlock.asgi's tests: a real server (uvicorn) and the frameworks it is mounted in and mounts
 # (starlette, fastapi), werkzeug's server for interlock.wsgi's; httpx2 for Starlette's TestClient in the README's examples.
@@ -30,6 +30,7 @@ include mk/sanitize.mk
 include mk/wheel.mk
 include mk/docs.mk
 include mk/lua.mk
+include mk/node.mk
 
 .PHONY: all deps py-deps py-test-deps py-speedups bench-deps build demo test swift-test c-test py-test bench bench-smoke instructions clean
 
@@ -66,8 +67,8 @@ python-abi:
 py-speedups: py-deps
 	cd bindings/python && $(PYTHON) setup.py --quiet build_ext --inplace
 
-# The peers measured beside Interlock: r3 and httprouter from Debian, falcon and werkzeug from PyPI
-# (RoutingKit comes through SwiftPM). matplotlib draws the chart.
+# The peers measured beside Interlock: r3, httprouter, Express 4 and path-to-regexp 6 from Debian,
+# falcon and werkzeug from PyPI (RoutingKit comes through SwiftPM). matplotlib draws the chart.
 bench-deps: py-deps
 	$(call apt_install,$(BENCH_APT) $(LUA_APT))
 	@$(PYTHON) -c "import falcon, werkzeug, matplotlib, uvicorn, starlette" 2>/dev/null || $(PYTHON) -m pip install --quiet $(BENCH_PIP) \
@@ -79,7 +80,7 @@ $(BUILD)/build.ninja: CMakeLists.txt | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD)
 
-demo: build py-speedups lua-deps
+demo: build py-speedups lua-deps node-build
 	@echo "== examples/c/deeplinks: deep-link routes resolved =="
 	$(BUILD)/deeplinks
 	@echo
@@ -94,6 +95,8 @@ demo: build py-speedups lua-deps
 	@echo
 	@echo "== examples/lua/deeplinks.lua: a deep link resolved from LuaJIT =="
 	luajit examples/lua/deeplinks.lua
+	@echo "== examples/node/deeplinks.js: a deep link resolved from Node.js =="
+	$(NODE) examples/node/deeplinks.js
 
 swift-test: deps
 	swift test --parallel
@@ -116,6 +119,7 @@ py-test: build py-speedups py-test-deps
 # make test; a harness that answers wrong or crashes is.
 bench-smoke: build py-speedups
 	@$(MAKE) --no-print-directory bench-deps || echo "bench-smoke: some peers could not be installed; they will show as unavailable"
+	@$(MAKE) --no-print-directory node-build || echo "bench-smoke: the Node addon could not be built; its doors will show as unavailable"
 	$(PYTHON) benchmarks/run.py --smoke
 	$(PYTHON) benchmarks/worst.py --smoke
 	$(PYTHON) benchmarks/python/asgi_server.py --smoke
@@ -125,6 +129,7 @@ bench-smoke: build py-speedups
 # then the worst lookup on hostile input (benchmarks/results/worst.json); then requests per second
 # inside nginx, Interlock's module against nginx's regex locations (benchmarks/results/nginx.json).
 bench: build bench-deps py-speedups
+	@$(MAKE) --no-print-directory node-build || echo "bench: the Node addon could not be built; its doors will show as unavailable"
 	$(PYTHON) benchmarks/run.py
 	$(PYTHON) benchmarks/worst.py
 	$(PYTHON) benchmarks/python/asgi_server.py
@@ -135,7 +140,7 @@ instructions: build
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	$(PYTHON) benchmarks/instructions.py
 
-test: swift-test c-test py-test lua-test bench-smoke fuzz-smoke sanitize-smoke swiftpm-consumer docs-check
+test: swift-test c-test py-test lua-test node-test bench-smoke fuzz-smoke sanitize-smoke swiftpm-consumer docs-check
 
 clean:
-	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info bindings/python/interlock/*.so
+	rm -rf $(BUILD) .build bindings/python/build bindings/python/*.egg-info bindings/python/interlock/*.so bindings/node/build

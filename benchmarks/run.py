@@ -40,7 +40,12 @@ PEERS_FOR = {  # which Interlock door each peer is compared with
     "RoutingKit TrieRouter (Swift)": "Swift Interlock Matcher",
     "falcon CompiledRouter (Python)": "Python interlock match",
     "werkzeug (Python)": "Python interlock match",
+    "Express 4 Router (Node)": "Node interlock match",
+    "path-to-regexp 6 (Node)": "Node interlock match",
 }
+
+# The doors of the Node.js harness (benchmarks/node/bench.js), reported as unavailable together.
+NODE_DOORS = ["Node interlock match", "path-to-regexp 6 (Node)", "Express 4 Router (Node)"]
 
 
 # The doors the C harness runs untimed for benchmarks/instructions.py (ILK_BENCH_DOOR).
@@ -90,6 +95,13 @@ def build() -> dict[str, list[str] | str]:
             cmds["swift"] = f"Swift harness failed to build: {(error.stdout + error.stderr)[-600:]}"
     cmds["python"] = [sys.executable, str(HERE / "python" / "bench.py")]
     cmds["lua"] = build_lua()
+    node = shutil.which("node")
+    addon = ROOT / "bindings" / "node" / "build" / "Release" / "interlock.node"
+    if node and addon.exists():
+        # Express 4 and path-to-regexp 6 are Debian's (node-express, node-path-to-regexp).
+        cmds["node"] = ["env", "NODE_PATH=/usr/share/nodejs", node, str(HERE / "node" / "bench.js")]
+    else:
+        cmds["node"] = "Node doors unavailable: needs node and the addon (make node-build)"
     return cmds
 
 
@@ -120,7 +132,7 @@ def run(cmds: dict, table: str, seconds: float, threads: int, rounds: int = 1, b
                 if round_number == 0:
                     doors = {"r3": ["r3 (C)"], "httprouter": ["httprouter (Go)"],
                              "swift": ["Swift Interlock Matcher", "RoutingKit TrieRouter (Swift)"],
-                             "lua": ["LuaJIT FFI ilk_router_match", "LuaJIT interlock match"]}.get(key, [key])
+                             "lua": ["LuaJIT FFI ilk_router_match", "LuaJIT interlock match"], "node": NODE_DOORS}.get(key, [key])
                     out += [{"door": d, "table": table, "unavailable": cmd} for d in doors]
                 continue
             args = [*cmd, str(routes), str(requests), table, str(seconds)]
@@ -165,7 +177,8 @@ def check_sums(results: list[dict]) -> list[dict]:
     """Sets each timed record's "sums" to "ok" when its pass's route ids and parameter lengths are
     the table's, else to what is wrong; returns the records that are wrong. On deeplinks, which
     tables.py cannot sum, the doors are held to each other: the Python doors count characters
-    (len of a str), the others bytes, and the table's values hold one "é"."""
+    (len of a str) and the Node doors UTF-16 code units (a string's length), alike for this
+    table, the others bytes, and the table's values hold one "é"."""
     wrong = []
     first: dict[tuple[str, bool], dict] = {}
     for r in results:
@@ -174,7 +187,7 @@ def check_sums(results: list[dict]) -> list[dict]:
         got = {k: r.get(k) for k in ("route_sum", "param_bytes")}
         want = tables.expected_sums(r["table"])
         if want is None:
-            python = r["door"].startswith("Python") or "(Python)" in r["door"]
+            python = r["door"].startswith(("Python", "Node")) or "(Python)" in r["door"] or "(Node)" in r["door"]
             want = first.setdefault((r["table"], python), got)
         if "no parameters" in r["door"]:
             want = dict(want, param_bytes=0)
@@ -243,6 +256,8 @@ def targets(results: list[dict]) -> list[dict]:
     target("GitHub: Python match(uri, method=m) time / falcon time (<= 0.5)",
            ratio("github", "Python interlock match (keyword)", "falcon CompiledRouter (Python)"), 0.5)
     target("GitHub: Python match_many time per URI / falcon time (<= 0.1)", ratio("github", "Python interlock match_many", "falcon CompiledRouter (Python)"), 0.1)
+    # Issue 39: Node's match, timed batch by batch with path-to-regexp 6 in one process.
+    target("GitHub: Node match time / path-to-regexp 6 time (<= 0.1)", ratio("github", "Node interlock match", "path-to-regexp 6 (Node)"), 0.1)
     for table in SCALE_TABLES:
         # Timed batch by batch against the GitHub table in the same process ("C ilk_router_match (base)").
         big = by.get((table, "C ilk_router_match"))
@@ -289,7 +304,11 @@ def other_ratios(results: list[dict]) -> list[dict]:
             ("GitHub: Swift Interlock Matcher / C ilk_router_match (rounds)", "github",
              "Swift Interlock Matcher", "C ilk_router_match"),
             ("GitHub: LuaJIT interlock match (a params table of Lua strings) / C ilk_router_match called from LuaJIT",
-             "github", "LuaJIT interlock match", "C ilk_router_match (called from LuaJIT)")]:
+             "github", "LuaJIT interlock match", "C ilk_router_match (called from LuaJIT)"),
+            ("GitHub: Node match / Express 4 Router (batch by batch)", "github",
+             "Node interlock match", "Express 4 Router (Node)"),
+            ("GitHub: Node match / C ilk_router_match (rounds)", "github",
+             "Node interlock match", "C ilk_router_match")]:
         ratios = sorted(paired(by.get((table, a)), by.get((table, b))))
         if ratios:
             out.append({"ratio": name, "measured": round(statistics.median(ratios), 3),
@@ -403,7 +422,8 @@ def main() -> int:
         for name in ("GitHub: C resolve (filter + 2 interceptors) / C match", "GitHub: Python match time / falcon time",
                      "GitHub: Python match(uri, method=m) time / falcon time",
                      "GitHub: Python match_many time per URI / falcon time", "GitHub: C match time / httprouter time",
-                     "GitHub: LuaJIT FFI lookup time / C lookup time"):
+                     "GitHub: LuaJIT FFI lookup time / C lookup time",
+                     "GitHub: Node match time / path-to-regexp 6 time"):
             g = goals.get(name, {})
             if g.get("measured") and g.get("spread"):
                 doors.append(f"side by side: {name}")
@@ -414,6 +434,10 @@ def main() -> int:
                 missing.append({"door": name, "unavailable": cmds["lua"]})
             elif "falcon" in name and any(r["door"].startswith("falcon") and "unsupported" in r for r in results):
                 missing.append({"door": name, "unavailable": "falcon is not installed"})
+            elif "Node" in name and isinstance(cmds.get("node"), str):
+                missing.append({"door": name, "unavailable": cmds["node"]})
+            elif "path-to-regexp" in name and any(r["door"].startswith("path-to-regexp") and "unsupported" in r for r in results):
+                missing.append({"door": name, "unavailable": "path-to-regexp 6 is not installed (Debian node-path-to-regexp)"})
             else:
                 problems.append({"door": f"side by side: {name}", "failed": f"no ratios from {g}"})
         scale = run({"interlock-c": cmds["interlock-c"]}, "rest-1k", 0.002, threads=0, base="github")

@@ -55,7 +55,7 @@ extern "C" {
 /** MAJOR: a new one may break the API and the ABI (from 1.0 on). */
 #define ILK_VERSION_MAJOR 0
 /** MINOR: while MAJOR is 0, a new one may change the ABI. */
-#define ILK_VERSION_MINOR 2
+#define ILK_VERSION_MINOR 3
 /** PATCH: fixes only; the ABI stays. */
 #define ILK_VERSION_PATCH 0
 /** Internal to ILK_VERSION: `x` as a string literal, unexpanded. */
@@ -160,25 +160,35 @@ typedef int (*ilk_destination_fn)(const ilk_request *request, ilk_response *resp
 /** @} */
 
 /** @defgroup callbacks Callbacks
- * What a filter or interceptor callback returns (or a negative value for an error, which ends the
- * resolve with ILK_ECALLBACK; set a message with ilk_request_set_error or ilk_response_set_error).
+ * What a filter or interceptor callback returns: ILK_CONTINUE, a verb, or a negative value for an
+ * error, which ends the resolve with ILK_ECALLBACK (set a message with ilk_request_set_error or
+ * ilk_response_set_error). The verbs are 101 and up, apart from every status code, so a filter can
+ * return the status ilk_filter_chain_next gave and mean "pass it on". Any other value ends the
+ * resolve with ILK_ECALLBACK, and the message names the value and what the callback may return.
  * In every callback (destination, filter, guard, interceptors) the request, response and chain
  * pointers, and the strings read through them, are valid only during the call: the library reuses
  * them afterwards. Copy what must outlive the call. */
 /** @{ */
-#define ILK_CONTINUE 0  /**< Go on (a filter: only after calling ilk_filter_chain_next). */
-#define ILK_STOP     1  /**< A filter: stop here; no destination runs; the result is ILK_STOPPED. */
-#define ILK_REDIRECT 2  /**< A filter: redirect to the target set with ilk_filter_chain_redirect*. */
-#define ILK_ABORT    3  /**< An interceptor: abort; the reason is set with ilk_*_set_error. */
-#define ILK_RETRY    4  /**< A response interceptor: retry once every response interceptor ran. */
+#define ILK_CONTINUE 0    /**< Go on; the value of ILK_OK. A filter: pass on what ilk_filter_chain_next gave. */
+#define ILK_STOP     101  /**< A filter: stop here; no destination runs; the result is ILK_STOPPED. */
+#define ILK_REDIRECT 102  /**< A filter: redirect to the target set with ilk_filter_chain_redirect*. */
+#define ILK_ABORT    103  /**< An interceptor: abort; the reason is set with ilk_*_set_error. */
+#define ILK_RETRY    104  /**< A response interceptor: retry once every response interceptor ran. */
 
 /**
- * A filter. It either calls ilk_filter_chain_next(chain, request) exactly once and returns
- * ILK_CONTINUE (it may change ilk_filter_chain_response(chain) before), returns ILK_STOP without
- * calling it, or sets a target with ilk_filter_chain_redirect / ilk_filter_chain_redirect_to_route
- * and returns ILK_REDIRECT. It may change the request's metadata, parameters and state first:
- * the change reaches the stages after it (through the request it passes on), not the resolve's
- * own request (ilk_result_request).
+ * A filter. It does one of three things:
+ *   - calls ilk_filter_chain_next(chain, request) exactly once and passes on what it gave, by
+ *     returning that status (`return ilk_filter_chain_next(chain, request);`) or ILK_CONTINUE,
+ *     which means the same; it may change ilk_filter_chain_response(chain) before it returns;
+ *   - returns ILK_STOP without calling it;
+ *   - sets a target with ilk_filter_chain_redirect / ilk_filter_chain_redirect_to_route and
+ *     returns ILK_REDIRECT without calling it.
+ * It may change the request's metadata, parameters and state first: the change reaches the stages
+ * after it (through the request it passes on), not the resolve's own request
+ * (ilk_result_request). A negative value is its error (ILK_ECALLBACK; when next failed, returning
+ * what it gave reports next's error). Anything else ends the resolve with ILK_ECALLBACK naming the
+ * filter and the value: a status next did not give, ILK_CONTINUE without calling next, ILK_STOP
+ * or ILK_REDIRECT after calling it (the destination already ran), ILK_REDIRECT without a target.
  */
 typedef int (*ilk_filter_fn)(ilk_request *request, ilk_filter_chain *chain, void *userdata);
 
@@ -186,11 +196,13 @@ typedef int (*ilk_filter_fn)(ilk_request *request, ilk_filter_chain *chain, void
 typedef int (*ilk_guard_fn)(const ilk_request *request, void *userdata);
 
 /** A request interceptor: may change the request's metadata, parameters and state; returns
- *  ILK_CONTINUE or ILK_ABORT (reason: ilk_request_set_error), or a negative error. */
+ *  ILK_CONTINUE or ILK_ABORT (reason: ilk_request_set_error), or a negative error. Any other
+ *  value ends the resolve with ILK_ECALLBACK naming it. */
 typedef int (*ilk_request_interceptor_fn)(ilk_request *request, void *userdata);
 
 /** A response interceptor: may change the response and the request's state; returns
- *  ILK_CONTINUE, ILK_ABORT (reason: ilk_response_set_error) or ILK_RETRY, or a negative error. */
+ *  ILK_CONTINUE, ILK_ABORT (reason: ilk_response_set_error) or ILK_RETRY, or a negative error.
+ *  Any other value ends the resolve with ILK_ECALLBACK naming it. */
 typedef int (*ilk_response_interceptor_fn)(ilk_request *request, ilk_response *response, void *userdata);
 
 /** A line of the logging interceptor (NUL-terminated, valid during the call). */
@@ -474,7 +486,9 @@ const char *ilk_router_route_value(const ilk_router *router, uint32_t route_id, 
  * each with the first thing that kept it from the request, and why the winner beat the next route
  * that would take it. Writes it as one JSON object, NUL-terminated, into `buffer` (`capacity`
  * bytes): {"answer": {"route", "params"} or {"status", "allowed"}, "reason", "candidates": [{"route",
- * "name", "pattern", "takes", "why_not"}], "truncated"}. *length (may be NULL) receives its length
+ * "name", "pattern", "form", "takes", "why_not"}], "truncated"} ("form": for a route with optional parts,
+ * tried once per form, the form tried; else null). Which routes take the request is the matcher's own
+ * answer, from the same compiled table. *length (may be NULL) receives its length
  * without the NUL. Returns ILK_OK; ILK_ELIMIT, having written nothing, if the buffer is too small
  * (call again with *length + 1 bytes); ILK_EURI for a malformed URI (ilk_erroffset says where);
  * ILK_EINVAL for a NULL router or URI, a malformed method, or a NULL buffer that is large enough.
@@ -518,27 +532,6 @@ void ilk_match_free(ilk_match *m);
 int ilk_router_match(ilk_router *router, const char *method, const char *uri, size_t uri_len,
                      ilk_match *m);
 
-/**
- * ilk_router_match with the whole answer in the return value, for hosts where every call and
- * every argument costs (Python's ctypes). Returns a negative error code or ILK_NOT_FOUND or
- * ILK_METHOD_NOT_ALLOWED as ilk_router_match does; when a route matched, a value of at least
- * 2^32: the route's id is the value >> 32, and the low 32 bits are the length of the parameters
- * packed as "name\0value\0name\0value\0..." (values decoded). They are written into the buffer
- * set with ilk_match_set_buffer only if they fit (the buffer is the library's to write while it is
- * set: up to eight bytes past them may change); if the length is over its capacity (or no buffer
- * is set) nothing is written: read them with ilk_match_param_at, or set a larger buffer. `m` holds
- * the match as after ilk_router_match.
- */
-int64_t ilk_router_match_packed(ilk_router *router, const char *method, const char *uri, size_t uri_len,
-                                ilk_match *m);
-
-/**
- * Sets the buffer ilk_router_match_packed writes parameters into: `capacity` bytes at `buffer`,
- * owned by the caller, who keeps it alive while `m` may write to it (NULL and 0 unset it).
- * ILK_OK, or ILK_EINVAL for a NULL `m`, a NULL buffer with a capacity, or a capacity over 4 GiB.
- */
-int ilk_match_set_buffer(ilk_match *m, char *buffer, size_t capacity);
-
 /** The id of the route the last lookup matched, or 0 if it matched none (or m is NULL). */
 uint32_t ilk_match_route_id(const ilk_match *m);
 
@@ -579,12 +572,299 @@ const char *ilk_match_allowed_at(const ilk_match *m, size_t i);
 /** @} */
 
 /* ---------------------------------------------------------------------------------------------
- * Batches: many lookups in one call
+ * Interceptors (values: make, compose, add to routers, free)
  * ------------------------------------------------------------------------------------------- */
 
-/** @defgroup batches Batches
- * Many lookups in one call. */
+/** @defgroup interceptors Interceptors
+ * Values: make, compose, add to routers, free. */
 /** @{ */
+
+/** Makes a request interceptor from a callback. `name` (copied; NULL for "interceptor") appears
+ *  in the trace; `userdata` is freed with `free_fn` when the last reference to the interceptor
+ *  goes (the caller's handle and every router or composition holding it). ILK_OK or ILK_EINVAL. */
+int ilk_interceptor_new_request(ilk_interceptor **out, const char *name, ilk_request_interceptor_fn fn,
+                                void *userdata, ilk_free_fn free_fn);
+
+/** Makes a response interceptor from a callback, as ilk_interceptor_new_request. */
+int ilk_interceptor_new_response(ilk_interceptor **out, const char *name, ilk_response_interceptor_fn fn,
+                                 void *userdata, ilk_free_fn free_fn);
+
+/** `a` then `b` as one interceptor (both of the same kind, else ILK_EINVAL). The composition holds
+ *  its own references: free `a` and `b` when you no longer need them yourself. */
+int ilk_interceptor_chain_before(ilk_interceptor **out, const ilk_interceptor *a, const ilk_interceptor *b);
+
+/** `b` then `a` as one interceptor: `a` chained after `b`. */
+int ilk_interceptor_chain_after(ilk_interceptor **out, const ilk_interceptor *a, const ilk_interceptor *b);
+
+/** `count` interceptors (all of one kind, count >= 1) run in order, as one interceptor. */
+int ilk_interceptor_chain_in_order(ilk_interceptor **out, const ilk_interceptor *const *list, size_t count);
+
+/** The built-in logger: one line per request ("-> METHOD uri route=... params=...") from
+ *  *request_side and one per response ("<- status N, B bytes for uri") from *response_side, to
+ *  `fn` (NULL: standard error). `userdata` is freed when both sides are gone. */
+int ilk_interceptor_new_logging(ilk_interceptor **request_side, ilk_interceptor **response_side,
+                                ilk_log_fn fn, void *userdata, ilk_free_fn free_fn);
+
+/** The built-in status validator: a response interceptor that aborts when the response status is
+ *  outside [min_status, max_status] (200 and 299 are the usual bounds). ILK_EINVAL if min > max. */
+int ilk_interceptor_new_validate_status(ilk_interceptor **out, int min_status, int max_status);
+
+/** Releases the caller's reference. NULL is a no-op. */
+void ilk_interceptor_free(ilk_interceptor *interceptor);
+
+/** @} */
+
+/* ---------------------------------------------------------------------------------------------
+ * Filter chains (inside an ilk_filter_fn only)
+ * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup filter_chains Filter chains
+ * Inside an ilk_filter_fn only. */
+/** @{ */
+
+/**
+ * Runs the rest of the chain (later filters, the guard, the destination and the response
+ * interceptors) with `request` (the one the filter got, possibly changed). Returns how it ended:
+ * ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED, ILK_STOPPED, ILK_GUARDED, ILK_ABORTED,
+ * ILK_REDIRECTED or ILK_RETRYING; or ILK_ECALLBACK if a later callback failed or next was already
+ * called (the rest never runs twice). The filter passes it on by returning it (or ILK_CONTINUE):
+ * `return ilk_filter_chain_next(chain, request);` is a filter that lets everything through.
+ */
+int ilk_filter_chain_next(ilk_filter_chain *chain, ilk_request *request);
+
+/** The response the rest of the chain produced (NULL before ilk_filter_chain_next); the filter
+ *  may change it before it passes the outcome on (returns it, or ILK_CONTINUE). */
+ilk_response *ilk_filter_chain_response(ilk_filter_chain *chain);
+
+/** Sets the redirect target (copied) for a filter that returns ILK_REDIRECT. ILK_OK or ILK_EINVAL. */
+int ilk_filter_chain_redirect(ilk_filter_chain *chain, const char *uri);
+
+/** Sets a named route as the redirect target, its URI built as by ilk_router_url_for (errors are
+ *  reported when the filter returns). ILK_OK or ILK_EINVAL. */
+int ilk_filter_chain_redirect_to_route(ilk_filter_chain *chain, const char *name, const char *const *names,
+                                       const char *const *values, size_t count);
+
+/** @} */
+
+/* ---------------------------------------------------------------------------------------------
+ * Resolving (the pipeline: interceptors, filters, guard, destination)
+ * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup resolving Resolving
+ * The pipeline: interceptors, filters, guard, destination. */
+/** @{ */
+
+/**
+ * Resolves `uri` (`uri_len` bytes) under `method` (NULL or "" for any), stage by stage:
+ *   1. creation: parse, normalize, match, build the request (no route: it carries none);
+ *   2. request interceptors: the route's scope, then the global ones (ILK_ABORT ends it: ILK_ABORTED);
+ *   3. filters in order: pass on what ilk_filter_chain_next gave, stop (ILK_STOPPED) or
+ *      redirect (back to 1 for the new URI, same state; past the redirect limit:
+ *      ILK_REDIRECT_LOOP); a filter that called ilk_filter_chain_next and then stops or
+ *      redirects ends the resolve as ILK_ECALLBACK naming it (the destination already ran);
+ *   4. the route's guard: refused ends as ILK_GUARDED and keeps the URI as the pending link;
+ *   5. the destination: the route's, or the default one when no route matched;
+ *   6. response interceptors: the global ones, then the route's (ILK_ABORT: ILK_ABORTED; ILK_RETRY:
+ *      stages 2 to 6 again from the original request, same state; past the limit: ILK_RETRY_LIMIT).
+ *
+ * *out receives a result (free it with ilk_result_free) and the return value equals
+ * ilk_result_status(*out): ILK_OK (a destination ran, or a route without destination matched),
+ * ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED, ILK_STOPPED, ILK_GUARDED, ILK_ABORTED, ILK_REDIRECT_LOOP,
+ * ILK_RETRY_LIMIT or ILK_ECALLBACK (a callback failed; a malformed redirect target too). On
+ * ILK_EURI, ILK_EINVAL and ILK_ELIMIT, *out is set to NULL (if out is not NULL) and ilk_errmsg
+ * says why. Concurrent resolves never share request, response or state.
+ */
+int ilk_router_resolve(ilk_router *router, const char *method, const char *uri, size_t uri_len,
+                       ilk_result **out);
+
+/** @} */
+
+/** @defgroup requests Request accessors
+ * The request handed to a destination is valid during the call; the one from
+ * ilk_result_request until ilk_result_free. Strings are NUL-terminated and valid as long as the
+ * request; absent parts are NULL. Every accessor returns NULL or 0 for a NULL request. */
+/** @{ */
+
+/** The URI exactly as received. */
+const char *ilk_request_uri(const ilk_request *request);
+/** The method, or NULL if the resolve was for any method. */
+const char *ilk_request_method(const ilk_request *request);
+/** The scheme, lower-cased, or NULL for a path without one. */
+const char *ilk_request_scheme(const ilk_request *request);
+/** The host, normalized as the README's URIs section says (lower-cased, escapes decoded, a
+ * trailing dot dropped, an IPv6 literal as RFC 5952 writes it), or NULL (only http, https, ws and
+ * wss URIs have a host). */
+const char *ilk_request_host(const ilk_request *request);
+/** The port, or NULL. */
+const char *ilk_request_port(const ilk_request *request);
+/** The normalized path ("/" for the root); escapes other than of unreserved characters stay. */
+const char *ilk_request_path(const ilk_request *request);
+/** The fragment, percent-decoded, or NULL. */
+const char *ilk_request_fragment(const ilk_request *request);
+/** The matched route's id, or 0 if none matched. */
+uint32_t ilk_request_route_id(const ilk_request *request);
+/** The matched route's data as it stood when the resolve matched it (the resolve keeps it until
+ *  it ends, whatever changes meanwhile), or NULL. */
+void *ilk_request_route_data(const ilk_request *request);
+/** The matched route's pattern, or NULL. */
+const char *ilk_request_pattern(const ilk_request *request);
+/** The number of parameters bound by the matched route. */
+size_t ilk_request_param_count(const ilk_request *request);
+/**
+ * Gives parameter `i` (0-based, in path order) of the matched route: its name and its decoded
+ * value, both NUL-terminated, with their lengths in bytes, valid during the callback (as
+ * ilk_match_param_at gives a lookup's). Any of the out-pointers may be NULL. ILK_OK, or ILK_EINVAL
+ * (request NULL or i out of range).
+ */
+int ilk_request_param_at(const ilk_request *request, size_t i, const char **name, size_t *name_len,
+                         const char **value, size_t *value_len);
+/** The decoded value of parameter `name`, or NULL if unbound. */
+const char *ilk_request_param(const ilk_request *request, const char *name);
+/** The number of query pairs ("a=1&a=2&b" has three). */
+size_t ilk_request_query_count(const ilk_request *request);
+/** Query pair `i`: key and value, decoded ("+" is a space; a key without "=" has ""). */
+int ilk_request_query_at(const ilk_request *request, size_t i, const char **key, const char **value);
+/** The first value of query key `key`, or NULL if absent. */
+const char *ilk_request_query(const ilk_request *request, const char *key);
+
+/** The value of metadata `key` (strings interceptors and filters attach), or NULL. */
+const char *ilk_request_metadata(const ilk_request *request, const char *key);
+/** The number of metadata entries. */
+size_t ilk_request_metadata_count(const ilk_request *request);
+/** Metadata entry `i` (in key order). ILK_OK or ILK_EINVAL. */
+int ilk_request_metadata_at(const ilk_request *request, size_t i, const char **key, const char **value);
+/** Sets metadata `key` to `value` (copied; NULL removes it). ILK_OK or ILK_EINVAL. */
+int ilk_request_set_metadata(ilk_request *request, const char *key, const char *value);
+/** Sets parameter `name` to `value` (copied; added at the end if unbound). ILK_OK or ILK_EINVAL. */
+int ilk_request_set_param(ilk_request *request, const char *name, const char *value);
+/** Removes parameter `name`, so later callbacks and the destination no longer see it. ILK_OK
+ *  (also when it was not bound) or ILK_EINVAL. */
+int ilk_request_remove_param(ilk_request *request, const char *name);
+/**
+ * The value of state `key`, or NULL. The state is one map per resolve, shared by every
+ * interceptor, filter, guard and destination of that resolve across its redirects and retries.
+ * Prefix keys with a reverse-DNS owner name ("com.example.retry-count") so components never clash.
+ */
+const char *ilk_request_state(const ilk_request *request, const char *key);
+/** Sets state `key` to `value` (copied; NULL removes it). Works on the const request a guard or
+ *  destination gets, too: the state is the resolve's, not the request's. ILK_OK or ILK_EINVAL. */
+int ilk_request_set_state(const ilk_request *request, const char *key, const char *value);
+/** Sets the reason an interceptor returning ILK_ABORT gives, or the message of an error. */
+int ilk_request_set_error(ilk_request *request, const char *message);
+
+/** @} */
+
+/** @defgroup responses Responses
+ * Response setters and getters, for destinations and interceptors. Setters copy what they are
+ * given and return ILK_OK or ILK_EINVAL. */
+/** @{ */
+
+/** The response's status (0 for NULL). */
+int ilk_response_status(const ilk_response *response);
+/** The response's body and its length; valid until the response changes. */
+const void *ilk_response_body(const ilk_response *response, size_t *len);
+/** The number of headers on the response. */
+size_t ilk_response_header_count(const ilk_response *response);
+/** Header `i` of the response; valid until the response changes. ILK_OK or ILK_EINVAL. */
+int ilk_response_header_at(const ilk_response *response, size_t i, const char **name, const char **value);
+/** Removes every header. ILK_OK or ILK_EINVAL. */
+int ilk_response_clear_headers(ilk_response *response);
+
+/** Sets the status (200 unless set). ILK_OK, or ILK_EINVAL for a status outside 100...599. */
+int ilk_response_set_status(ilk_response *response, int status);
+/** Sets the body to `len` bytes at `body` (`body` may be NULL when `len` is 0). */
+int ilk_response_set_body(ilk_response *response, const void *body, size_t len);
+/** Adds a header; headers keep the order added. */
+int ilk_response_add_header(ilk_response *response, const char *name, const char *value);
+/** Sets the message reported if the destination then returns an error. */
+int ilk_response_set_error(ilk_response *response, const char *message);
+
+/** @} */
+
+/** @defgroup results Results
+ * Result accessors. Strings and bytes are valid until ilk_result_free. */
+/** @{ */
+
+/** How the resolve ended: one of the statuses listed at ilk_router_resolve. */
+int ilk_result_status(const ilk_result *result);
+/** The request the destination saw (route, parameters, query...). NULL for a NULL result. */
+const ilk_request *ilk_result_request(const ilk_result *result);
+/** The matched route's id, or 0. */
+uint32_t ilk_result_route_id(const ilk_result *result);
+/**
+ * The response status (0 for a NULL result): the destination's (200 unless it set another);
+ * 404 when no route matched and no default destination ran; 405 when the path matched under
+ * other methods only (the response carries an `Allow` header listing them); the last attempt's
+ * after ILK_RETRY_LIMIT; 200 with an empty body after a stop, a guard's refusal, an abort, a
+ * redirect loop or a callback error.
+ */
+int ilk_result_response_status(const ilk_result *result);
+/** The response body and, if `len` is not NULL, its length. Never NULL for a valid result. */
+const void *ilk_result_body(const ilk_result *result, size_t *len);
+/** The number of response headers. */
+size_t ilk_result_header_count(const ilk_result *result);
+/** Response header `i`. ILK_OK or ILK_EINVAL. */
+int ilk_result_header_at(const ilk_result *result, size_t i, const char **name, const char **value);
+/** The callback's error message (ILK_ECALLBACK) or the abort reason (ILK_ABORTED), else NULL. */
+const char *ilk_result_error(const ilk_result *result);
+/** The number of redirects the resolve followed. */
+size_t ilk_result_redirect_count(const ilk_result *result);
+/** The URI of redirect `i`, in order, or NULL. */
+const char *ilk_result_redirect_at(const ilk_result *result, size_t i);
+/** The number of trace entries: one per stage that ran (match, each interceptor, filter, the
+ *  guard, the destination, retries, redirects), in order. */
+size_t ilk_result_trace_count(const ilk_result *result);
+/**
+ * Trace entry `i`: its stage ("match", "request-interceptor", "filter", "guard", "destination",
+ * "response-interceptor", "retry", "redirect"), the name of what ran (or the URI for match), and
+ * what it decided ("continue", "stop", "redirect <uri>", "allow", "refuse", "abort: <reason>",
+ * "retry", "ran", "error: <message>"; for match the route's name or pattern, or "no route").
+ * ILK_OK or ILK_EINVAL.
+ */
+int ilk_result_trace_at(const ilk_result *result, size_t i, const char **stage, const char **name,
+                        const char **decision);
+/** The value of state `key` when the resolve ended, or NULL. */
+const char *ilk_result_state(const ilk_result *result, const char *key);
+/** After ILK_METHOD_NOT_ALLOWED: the number of allowed methods. */
+size_t ilk_result_allowed_count(const ilk_result *result);
+/** Allowed method `i`, or NULL if out of range. */
+const char *ilk_result_allowed_at(const ilk_result *result, size_t i);
+/** Frees a result. NULL is a no-op. */
+void ilk_result_free(ilk_result *result);
+/** @} */
+
+/* ---------------------------------------------------------------------------------------------
+ * For hosts that pay per call
+ * ------------------------------------------------------------------------------------------- */
+
+/** @defgroup per_call For hosts that pay per call
+ * What a C program does with the functions above, in fewer calls, for hosts where every call and
+ * every argument costs (Python's ctypes, LuaJIT's FFI, N-API): a lookup's whole answer in its
+ * return value, many lookups in one call, and a request's, a response's or a result's whole
+ * contents in one copy. A C program has no need of them; their answers are the same as the
+ * calls they stand for. */
+/** @{ */
+
+/**
+ * ilk_router_match with the whole answer in the return value, for hosts where every call and
+ * every argument costs (Python's ctypes). Returns a negative error code or ILK_NOT_FOUND or
+ * ILK_METHOD_NOT_ALLOWED as ilk_router_match does; when a route matched, a value of at least
+ * 2^32: the route's id is the value >> 32, and the low 32 bits are the length of the parameters
+ * packed as "name\0value\0name\0value\0..." (values decoded). They are written into the buffer
+ * set with ilk_match_set_buffer only if they fit (the buffer is the library's to write while it is
+ * set: up to eight bytes past them may change); if the length is over its capacity (or no buffer
+ * is set) nothing is written: read them with ilk_match_param_at, or set a larger buffer. `m` holds
+ * the match as after ilk_router_match.
+ */
+int64_t ilk_router_match_packed(ilk_router *router, const char *method, const char *uri, size_t uri_len,
+                                ilk_match *m);
+
+/**
+ * Sets the buffer ilk_router_match_packed writes parameters into: `capacity` bytes at `buffer`,
+ * owned by the caller, who keeps it alive while `m` may write to it (NULL and 0 unset it).
+ * ILK_OK, or ILK_EINVAL for a NULL `m`, a NULL buffer with a capacity, or a capacity over 4 GiB.
+ */
+int ilk_match_set_buffer(ilk_match *m, char *buffer, size_t capacity);
 
 /** The answers of ilk_router_match_many, reused across batches. */
 typedef struct ilk_match_batch ilk_match_batch;
@@ -670,155 +950,6 @@ typedef struct ilk_match_batch_view {
 int ilk_router_match_requests(ilk_router *router, const char *methods, size_t methods_len, const char *uris,
                               size_t uris_len, ilk_match_batch *batch, ilk_match_batch_view *view);
 
-/** @} */
-
-/* ---------------------------------------------------------------------------------------------
- * Interceptors (values: make, compose, add to routers, free)
- * ------------------------------------------------------------------------------------------- */
-
-/** @defgroup interceptors Interceptors
- * Values: make, compose, add to routers, free. */
-/** @{ */
-
-/** Makes a request interceptor from a callback. `name` (copied; NULL for "interceptor") appears
- *  in the trace; `userdata` is freed with `free_fn` when the last reference to the interceptor
- *  goes (the caller's handle and every router or composition holding it). ILK_OK or ILK_EINVAL. */
-int ilk_interceptor_new_request(ilk_interceptor **out, const char *name, ilk_request_interceptor_fn fn,
-                                void *userdata, ilk_free_fn free_fn);
-
-/** Makes a response interceptor from a callback, as ilk_interceptor_new_request. */
-int ilk_interceptor_new_response(ilk_interceptor **out, const char *name, ilk_response_interceptor_fn fn,
-                                 void *userdata, ilk_free_fn free_fn);
-
-/** `a` then `b` as one interceptor (both of the same kind, else ILK_EINVAL). The composition holds
- *  its own references: free `a` and `b` when you no longer need them yourself. */
-int ilk_interceptor_chain_before(ilk_interceptor **out, const ilk_interceptor *a, const ilk_interceptor *b);
-
-/** `b` then `a` as one interceptor: `a` chained after `b`. */
-int ilk_interceptor_chain_after(ilk_interceptor **out, const ilk_interceptor *a, const ilk_interceptor *b);
-
-/** `count` interceptors (all of one kind, count >= 1) run in order, as one interceptor. */
-int ilk_interceptor_chain_in_order(ilk_interceptor **out, const ilk_interceptor *const *list, size_t count);
-
-/** The built-in logger: one line per request ("-> METHOD uri route=... params=...") from
- *  *request_side and one per response ("<- status N, B bytes for uri") from *response_side, to
- *  `fn` (NULL: standard error). `userdata` is freed when both sides are gone. */
-int ilk_interceptor_new_logging(ilk_interceptor **request_side, ilk_interceptor **response_side,
-                                ilk_log_fn fn, void *userdata, ilk_free_fn free_fn);
-
-/** The built-in status validator: a response interceptor that aborts when the response status is
- *  outside [min_status, max_status] (200 and 299 are the usual bounds). ILK_EINVAL if min > max. */
-int ilk_interceptor_new_validate_status(ilk_interceptor **out, int min_status, int max_status);
-
-/** Releases the caller's reference. NULL is a no-op. */
-void ilk_interceptor_free(ilk_interceptor *interceptor);
-
-/** @} */
-
-/* ---------------------------------------------------------------------------------------------
- * Filter chains (inside an ilk_filter_fn only)
- * ------------------------------------------------------------------------------------------- */
-
-/** @defgroup filter_chains Filter chains
- * Inside an ilk_filter_fn only. */
-/** @{ */
-
-/**
- * Runs the rest of the chain (later filters, the guard, the destination and the response
- * interceptors) with `request` (the one the filter got, possibly changed). Returns how it ended:
- * ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED, ILK_STOPPED, ILK_GUARDED, ILK_ABORTED,
- * ILK_REDIRECTED or ILK_RETRYING; or ILK_ECALLBACK if a later callback failed or next was already
- * called (the rest never runs twice). Return ILK_CONTINUE from the filter to pass it on.
- */
-int ilk_filter_chain_next(ilk_filter_chain *chain, ilk_request *request);
-
-/** The response the rest of the chain produced (NULL before ilk_filter_chain_next); the filter
- *  may change it before it returns ILK_CONTINUE. */
-ilk_response *ilk_filter_chain_response(ilk_filter_chain *chain);
-
-/** Sets the redirect target (copied) for a filter that returns ILK_REDIRECT. ILK_OK or ILK_EINVAL. */
-int ilk_filter_chain_redirect(ilk_filter_chain *chain, const char *uri);
-
-/** Sets a named route as the redirect target, its URI built as by ilk_router_url_for (errors are
- *  reported when the filter returns). ILK_OK or ILK_EINVAL. */
-int ilk_filter_chain_redirect_to_route(ilk_filter_chain *chain, const char *name, const char *const *names,
-                                       const char *const *values, size_t count);
-
-/** @} */
-
-/* ---------------------------------------------------------------------------------------------
- * Resolving (the pipeline: interceptors, filters, guard, destination)
- * ------------------------------------------------------------------------------------------- */
-
-/** @defgroup resolving Resolving
- * The pipeline: interceptors, filters, guard, destination. */
-/** @{ */
-
-/**
- * Resolves `uri` (`uri_len` bytes) under `method` (NULL or "" for any), stage by stage:
- *   1. creation: parse, normalize, match, build the request (no route: it carries none);
- *   2. request interceptors: the route's scope, then the global ones (ILK_ABORT ends it: ILK_ABORTED);
- *   3. filters in order: continue, stop (ILK_STOPPED) or redirect (back to 1 for the new URI,
- *      same state; past the redirect limit: ILK_REDIRECT_LOOP); a filter that called
- *      ilk_filter_chain_next and then stops or redirects ends the resolve as ILK_ECALLBACK
- *      naming it (the destination already ran);
- *   4. the route's guard: refused ends as ILK_GUARDED and keeps the URI as the pending link;
- *   5. the destination: the route's, or the default one when no route matched;
- *   6. response interceptors: the global ones, then the route's (ILK_ABORT: ILK_ABORTED; ILK_RETRY:
- *      stages 2 to 6 again from the original request, same state; past the limit: ILK_RETRY_LIMIT).
- *
- * *out receives a result (free it with ilk_result_free) and the return value equals
- * ilk_result_status(*out): ILK_OK (a destination ran, or a route without destination matched),
- * ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED, ILK_STOPPED, ILK_GUARDED, ILK_ABORTED, ILK_REDIRECT_LOOP,
- * ILK_RETRY_LIMIT or ILK_ECALLBACK (a callback failed; a malformed redirect target too). On
- * ILK_EURI, ILK_EINVAL and ILK_ELIMIT, *out is set to NULL (if out is not NULL) and ilk_errmsg
- * says why. Concurrent resolves never share request, response or state.
- */
-int ilk_router_resolve(ilk_router *router, const char *method, const char *uri, size_t uri_len,
-                       ilk_result **out);
-
-/** @} */
-
-/** @defgroup requests Request accessors
- * The request handed to a destination is valid during the call; the one from
- * ilk_result_request until ilk_result_free. Strings are NUL-terminated and valid as long as the
- * request; absent parts are NULL. Every accessor returns NULL or 0 for a NULL request. */
-/** @{ */
-
-/** The URI exactly as received. */
-const char *ilk_request_uri(const ilk_request *request);
-/** The method, or NULL if the resolve was for any method. */
-const char *ilk_request_method(const ilk_request *request);
-/** The scheme, lower-cased, or NULL for a path without one. */
-const char *ilk_request_scheme(const ilk_request *request);
-/** The host, lower-cased, or NULL (only http, https, ws and wss URIs have a host). */
-const char *ilk_request_host(const ilk_request *request);
-/** The port, or NULL. */
-const char *ilk_request_port(const ilk_request *request);
-/** The normalized path ("/" for the root); escapes other than of unreserved characters stay. */
-const char *ilk_request_path(const ilk_request *request);
-/** The fragment, percent-decoded, or NULL. */
-const char *ilk_request_fragment(const ilk_request *request);
-/** The matched route's id, or 0 if none matched. */
-uint32_t ilk_request_route_id(const ilk_request *request);
-/** The matched route's data as it stood when the resolve matched it (the resolve keeps it until
- *  it ends, whatever changes meanwhile), or NULL. */
-void *ilk_request_route_data(const ilk_request *request);
-/** The matched route's pattern, or NULL. */
-const char *ilk_request_pattern(const ilk_request *request);
-/** The number of parameters bound by the matched route. */
-size_t ilk_request_param_count(const ilk_request *request);
-/** Parameter `i`'s name and decoded value (either out-pointer may be NULL). ILK_OK or ILK_EINVAL. */
-int ilk_request_param_at(const ilk_request *request, size_t i, const char **name, const char **value);
-/** The decoded value of parameter `name`, or NULL if unbound. */
-const char *ilk_request_param(const ilk_request *request, const char *name);
-/** The number of query pairs ("a=1&a=2&b" has three). */
-size_t ilk_request_query_count(const ilk_request *request);
-/** Query pair `i`: key and value, decoded ("+" is a space; a key without "=" has ""). */
-int ilk_request_query_at(const ilk_request *request, size_t i, const char **key, const char **value);
-/** The first value of query key `key`, or NULL if absent. */
-const char *ilk_request_query(const ilk_request *request, const char *key);
-
 /**
  * The whole request in one call, for hosts where every call costs (Python's ctypes): *data and *len
  * receive NUL-separated UTF-8 text, valid as long as the request. The fields, in order: uri,
@@ -828,48 +959,6 @@ const char *ilk_request_query(const ilk_request *request, const char *key);
  */
 int ilk_request_packed(const ilk_request *request, const char **data, size_t *len);
 
-/** The value of metadata `key` (strings interceptors and filters attach), or NULL. */
-const char *ilk_request_metadata(const ilk_request *request, const char *key);
-/** The number of metadata entries. */
-size_t ilk_request_metadata_count(const ilk_request *request);
-/** Metadata entry `i` (in key order). ILK_OK or ILK_EINVAL. */
-int ilk_request_metadata_at(const ilk_request *request, size_t i, const char **key, const char **value);
-/** Sets metadata `key` to `value` (copied; NULL removes it). ILK_OK or ILK_EINVAL. */
-int ilk_request_set_metadata(ilk_request *request, const char *key, const char *value);
-/** Sets parameter `name` to `value` (copied; added at the end if unbound). ILK_OK or ILK_EINVAL. */
-int ilk_request_set_param(ilk_request *request, const char *name, const char *value);
-/** Removes parameter `name`, so later callbacks and the destination no longer see it. ILK_OK
- *  (also when it was not bound) or ILK_EINVAL. */
-int ilk_request_remove_param(ilk_request *request, const char *name);
-/**
- * The value of state `key`, or NULL. The state is one map per resolve, shared by every
- * interceptor, filter, guard and destination of that resolve across its redirects and retries.
- * Prefix keys with a reverse-DNS owner name ("com.example.retry-count") so components never clash.
- */
-const char *ilk_request_state(const ilk_request *request, const char *key);
-/** Sets state `key` to `value` (copied; NULL removes it). Works on the const request a guard or
- *  destination gets, too: the state is the resolve's, not the request's. ILK_OK or ILK_EINVAL. */
-int ilk_request_set_state(const ilk_request *request, const char *key, const char *value);
-/** Sets the reason an interceptor returning ILK_ABORT gives, or the message of an error. */
-int ilk_request_set_error(ilk_request *request, const char *message);
-
-/** @} */
-
-/** @defgroup responses Responses
- * Response setters and getters, for destinations and interceptors. Setters copy what they are
- * given and return ILK_OK or ILK_EINVAL. */
-/** @{ */
-
-/** The response's status (0 for NULL). */
-int ilk_response_status(const ilk_response *response);
-/** The response's body and its length; valid until the response changes. */
-const void *ilk_response_body(const ilk_response *response, size_t *len);
-/** The number of headers on the response. */
-size_t ilk_response_header_count(const ilk_response *response);
-/** Header `i` of the response; valid until the response changes. ILK_OK or ILK_EINVAL. */
-int ilk_response_header_at(const ilk_response *response, size_t i, const char **name, const char **value);
-/** Removes every header. ILK_OK or ILK_EINVAL. */
-int ilk_response_clear_headers(ilk_response *response);
 /**
  * The whole response in one copy, for hosts where every call costs (Python's ctypes): `out` then
  * holds, one after the other,
@@ -884,65 +973,6 @@ int ilk_response_clear_headers(ilk_response *response);
  */
 int ilk_response_copy(const ilk_response *response, void *out, size_t out_len, size_t *needed);
 
-/** Sets the status (200 unless set). ILK_OK, or ILK_EINVAL for a status outside 100...599. */
-int ilk_response_set_status(ilk_response *response, int status);
-/** Sets the body to `len` bytes at `body` (`body` may be NULL when `len` is 0). */
-int ilk_response_set_body(ilk_response *response, const void *body, size_t len);
-/** Adds a header; headers keep the order added. */
-int ilk_response_add_header(ilk_response *response, const char *name, const char *value);
-/** Sets the message reported if the destination then returns an error. */
-int ilk_response_set_error(ilk_response *response, const char *message);
-
-/** @} */
-
-/** @defgroup results Results
- * Result accessors. Strings and bytes are valid until ilk_result_free. */
-/** @{ */
-
-/** How the resolve ended: one of the statuses listed at ilk_router_resolve. */
-int ilk_result_status(const ilk_result *result);
-/** The request the destination saw (route, parameters, query...). NULL for a NULL result. */
-const ilk_request *ilk_result_request(const ilk_result *result);
-/** The matched route's id, or 0. */
-uint32_t ilk_result_route_id(const ilk_result *result);
-/**
- * The response status (0 for a NULL result): the destination's (200 unless it set another);
- * 404 when no route matched and no default destination ran; 405 when the path matched under
- * other methods only (the response carries an `Allow` header listing them); the last attempt's
- * after ILK_RETRY_LIMIT; 200 with an empty body after a stop, a guard's refusal, an abort, a
- * redirect loop or a callback error.
- */
-int ilk_result_response_status(const ilk_result *result);
-/** The response body and, if `len` is not NULL, its length. Never NULL for a valid result. */
-const void *ilk_result_body(const ilk_result *result, size_t *len);
-/** The number of response headers. */
-size_t ilk_result_header_count(const ilk_result *result);
-/** Response header `i`. ILK_OK or ILK_EINVAL. */
-int ilk_result_header_at(const ilk_result *result, size_t i, const char **name, const char **value);
-/** The callback's error message (ILK_ECALLBACK) or the abort reason (ILK_ABORTED), else NULL. */
-const char *ilk_result_error(const ilk_result *result);
-/** The number of redirects the resolve followed. */
-size_t ilk_result_redirect_count(const ilk_result *result);
-/** The URI of redirect `i`, in order, or NULL. */
-const char *ilk_result_redirect_at(const ilk_result *result, size_t i);
-/** The number of trace entries: one per stage that ran (match, each interceptor, filter, the
- *  guard, the destination, retries, redirects), in order. */
-size_t ilk_result_trace_count(const ilk_result *result);
-/**
- * Trace entry `i`: its stage ("match", "request-interceptor", "filter", "guard", "destination",
- * "response-interceptor", "retry", "redirect"), the name of what ran (or the URI for match), and
- * what it decided ("continue", "stop", "redirect <uri>", "allow", "refuse", "abort: <reason>",
- * "retry", "ran", "error: <message>"; for match the route's name or pattern, or "no route").
- * ILK_OK or ILK_EINVAL.
- */
-int ilk_result_trace_at(const ilk_result *result, size_t i, const char **stage, const char **name,
-                        const char **decision);
-/** The value of state `key` when the resolve ended, or NULL. */
-const char *ilk_result_state(const ilk_result *result, const char *key);
-/** After ILK_METHOD_NOT_ALLOWED: the number of allowed methods. */
-size_t ilk_result_allowed_count(const ilk_result *result);
-/** Allowed method `i`, or NULL if out of range. */
-const char *ilk_result_allowed_at(const ilk_result *result, size_t i);
 /**
  * The whole result but the body in one call, for hosts where every call costs (Python's ctypes):
  * *data and *len receive NUL-separated UTF-8 text, valid until ilk_result_free, written as
@@ -953,6 +983,7 @@ const char *ilk_result_allowed_at(const ilk_result *result, size_t i);
  * request, exactly as ilk_request_packed gives it. ILK_OK or ILK_EINVAL.
  */
 int ilk_result_packed(const ilk_result *result, const char **data, size_t *len);
+
 /**
  * The whole result, body included, in one copy, for hosts where every call and every
  * out-parameter costs (Python's ctypes): `out` then holds, one after the other,
@@ -965,8 +996,6 @@ int ilk_result_packed(const ilk_result *result, const char **data, size_t *len);
  * ILK_EINVAL for a NULL result, or a NULL out when out_len is large enough.
  */
 int ilk_result_copy(const ilk_result *result, void *out, size_t out_len, size_t *needed);
-/** Frees a result. NULL is a no-op. */
-void ilk_result_free(ilk_result *result);
 /** @} */
 
 #ifdef __cplusplus

@@ -162,10 +162,7 @@ public func ilk_router_explain(
     guard let uri else { return invalid("uri is NULL") }
     guard let uriLength = size(uriGiven) else { return tooLarge("uri_len", uriGiven) }
     return checked { () throws(InterlockError) in
-        guard let text = String(validating: UnsafeRawBufferPointer(start: uri, count: uriLength), as: UTF8.self) else {
-            throw InterlockError(.uri, "URI is not valid UTF-8")
-        }
-        let json = try r.router.explain(text, method: methodString(method)).json
+        let json = try r.router.explain(bytes: UnsafeRawBufferPointer(start: uri, count: uriLength), method: methodString(method)).json
         let bytes = Array(json.utf8)
         length?.pointee = UInt(bytes.count)
         guard capacity > UInt(bytes.count) else {

@@ -56,6 +56,29 @@ func status(_ code: ErrorCode) -> Int32 {
     }
 }
 
+/// A callback's return value for a message: the header's name and the number ("ILK_NOT_FOUND (1)"),
+/// or the number alone when the header names no such value.
+func statusName(_ rc: Int32) -> String {
+    let name: String? = switch rc {
+    case ILK_OK: "ILK_OK"
+    case ILK_NOT_FOUND: "ILK_NOT_FOUND"
+    case ILK_METHOD_NOT_ALLOWED: "ILK_METHOD_NOT_ALLOWED"
+    case ILK_STOPPED: "ILK_STOPPED"
+    case ILK_GUARDED: "ILK_GUARDED"
+    case ILK_ABORTED: "ILK_ABORTED"
+    case ILK_REDIRECT_LOOP: "ILK_REDIRECT_LOOP"
+    case ILK_RETRY_LIMIT: "ILK_RETRY_LIMIT"
+    case ILK_REDIRECTED: "ILK_REDIRECTED"
+    case ILK_RETRYING: "ILK_RETRYING"
+    case ILK_STOP: "ILK_STOP"
+    case ILK_REDIRECT: "ILK_REDIRECT"
+    case ILK_ABORT: "ILK_ABORT"
+    case ILK_RETRY: "ILK_RETRY"
+    default: nil
+    }
+    return name.map { "\($0) (\(rc))" } ?? "\(rc)"
+}
+
 /// Records an invalid-argument error naming the argument.
 func invalid(_ what: String) -> Int32 {
     fail(InterlockError(.invalidArgument, what))

@@ -6,14 +6,23 @@ import Interlock
 
 // MARK: Version and errors
 
+/// The header's version (ILK_VERSION_MAJOR, _MINOR, _PATCH) as text, made once: the version is
+/// written in the header alone.
+nonisolated(unsafe) private let versionText: UnsafePointer<CChar> = {
+    let text = Array("\(ILK_VERSION_MAJOR).\(ILK_VERSION_MINOR).\(ILK_VERSION_PATCH)".utf8CString)
+    let out = UnsafeMutablePointer<CChar>.allocate(capacity: text.count)
+    out.initialize(from: text, count: text.count)
+    return UnsafePointer(out)
+}()
+
 @_cdecl("ilk_version")
-public func ilk_version() -> UnsafePointer<CChar> {
-    // The header's ILK_VERSION; test_abi.c checks that they agree.
-    UnsafeRawPointer(("0.2.0" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
-}
+public func ilk_version() -> UnsafePointer<CChar> { versionText }
 
 @_cdecl("ilk_version_number")
-public func ilk_version_number() -> Int32 { 2_000 }
+public func ilk_version_number() -> Int32 {
+    // ILK_VERSION_NUMBER's expression (Swift imports its parts, not the macro); test_abi.c compares them.
+    ILK_VERSION_MAJOR * 1_000_000 + ILK_VERSION_MINOR * 1_000 + ILK_VERSION_PATCH
+}
 
 @_cdecl("ilk_errmsg")
 public func ilk_errmsg() -> UnsafePointer<CChar> { UnsafePointer(errorState().message) }
@@ -24,30 +33,19 @@ public func ilk_erroffset() -> UInt {
     return s.hasOffset ? UInt(s.offset) : UInt(bitPattern: ILK_NO_OFFSET)
 }
 
+/// Each status code's words, by the header's names for the codes.
+private let statusWords: [(code: Int32, text: StaticString)] = [
+    (ILK_OK, "ok"), (ILK_NOT_FOUND, "not found"), (ILK_METHOD_NOT_ALLOWED, "method not allowed"),
+    (ILK_STOPPED, "stopped"), (ILK_GUARDED, "guarded"), (ILK_ABORTED, "aborted"),
+    (ILK_REDIRECT_LOOP, "redirect loop"), (ILK_RETRY_LIMIT, "retry limit"), (ILK_REDIRECTED, "redirected"),
+    (ILK_RETRYING, "retrying"), (ILK_EINVAL, "invalid argument"), (ILK_EPATTERN, "pattern error"),
+    (ILK_ECONFLICT, "route conflict"), (ILK_EURI, "URI error"), (ILK_ENOMEM, "out of memory"),
+    (ILK_ELIMIT, "limit reached"), (ILK_ENOROUTE, "no such route"), (ILK_ECALLBACK, "callback error"),
+]
+
 @_cdecl("ilk_errstr")
 public func ilk_errstr(_ code: Int32) -> UnsafePointer<CChar> {
-    let text: StaticString
-    switch code {
-    case 0: text = "ok"
-    case 1: text = "not found"
-    case 2: text = "method not allowed"
-    case 3: text = "stopped"
-    case 4: text = "guarded"
-    case 5: text = "aborted"
-    case 6: text = "redirect loop"
-    case 7: text = "retry limit"
-    case 8: text = "redirected"
-    case 9: text = "retrying"
-    case -1: text = "invalid argument"
-    case -2: text = "pattern error"
-    case -3: text = "route conflict"
-    case -4: text = "URI error"
-    case -5: text = "out of memory"
-    case -6: text = "limit reached"
-    case -7: text = "no such route"
-    case -8: text = "callback error"
-    default: text = "unknown status code"
-    }
+    let text: StaticString = statusWords.first { $0.code == code }?.text ?? "unknown status code"
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 

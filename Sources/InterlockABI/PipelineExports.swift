@@ -82,8 +82,16 @@ public func ilk_router_add_filter(
                     throw InterlockError(.callback, "filter '\(label)' returned ILK_REDIRECT without a target")
                 }
                 return target
-            default:
+            case ..<0:
                 throw InterlockError(.callback, req.errorMessage ?? "filter '\(label)' returned \(rc)")
+            default:
+                // A status: what next gave, passed on (as ILK_CONTINUE does).
+                let given = ch.downstream.map { status(of: $0.outcome) }
+                guard rc == given, var downstream = ch.downstream.take() else {
+                    throw InterlockError(.callback, misreturned(label, rc, given: given))
+                }
+                if let response = ch.response { downstream.response = response.response }
+                return .proceed(downstream)
             }
         }
     } } })
@@ -99,20 +107,43 @@ public func ilk_filter_chain_next(_ chain: OpaquePointer?, _ request: OpaquePoin
     }
 }
 
+/// The status ilk_filter_chain_next gives for `outcome`.
+private func status(of outcome: DownstreamOutcome) -> Int32 {
+    switch outcome {
+    case .completed: ILK_OK
+    case .notFound: ILK_NOT_FOUND
+    case .methodNotAllowed: ILK_METHOD_NOT_ALLOWED
+    case .stopped: ILK_STOPPED
+    case .guarded: ILK_GUARDED
+    case .aborted: ILK_ABORTED
+    case .redirect: ILK_REDIRECTED
+    case .retry: ILK_RETRYING
+    }
+}
+
+/// Whether `rc` is a status ilk_filter_chain_next may give (the ones a filter passes on).
+private func isStatus(_ rc: Int32) -> Bool {
+    switch rc {
+    case ILK_OK, ILK_NOT_FOUND, ILK_METHOD_NOT_ALLOWED, ILK_STOPPED, ILK_GUARDED, ILK_ABORTED, ILK_REDIRECTED, ILK_RETRYING: true
+    default: false
+    }
+}
+
+/// Why filter `label`'s positive return `rc` passes nothing on: `given` is what next gave, nil if
+/// the filter did not call it.
+private func misreturned(_ label: String, _ rc: Int32, given: Int32?) -> String {
+    let why = if !isStatus(rc) { "" }
+              else if let given { ", but ilk_filter_chain_next gave \(statusName(given))" }
+              else { " without calling ilk_filter_chain_next" }
+    return "filter '\(label)' returned \(statusName(rc))\(why); a filter returns what ilk_filter_chain_next gave "
+        + "(or ILK_CONTINUE) after calling it, ILK_STOP or ILK_REDIRECT without calling it, or a negative error"
+}
+
 private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
     guard let chain = ch.chain else { return invalid("chain is not in use (it is valid only during the filter's call)") }
     do {
         let d = try req.withRequest { (request) throws(CallbackError) in try FilterChain.next(through: chain, request) }
-        let rc: Int32 = switch d.outcome {
-        case .completed: ILK_OK
-        case .notFound: ILK_NOT_FOUND
-        case .methodNotAllowed: ILK_METHOD_NOT_ALLOWED
-        case .stopped: ILK_STOPPED
-        case .guarded: ILK_GUARDED
-        case .aborted: ILK_ABORTED
-        case .redirect: ILK_REDIRECTED
-        case .retry: ILK_RETRYING
-        }
+        let rc = status(of: d.outcome)
         ch.downstream = consume d
         if ch.response != nil { ch.response = nil }
         return rc
@@ -206,7 +237,10 @@ public func ilk_interceptor_new_request(
                 switch rc {
                 case ILK_CONTINUE: return .proceed
                 case ILK_ABORT: return .abort(req.errorMessage ?? "aborted by '\(label)'")
-                default: throw InterlockError(.callback, req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
+                case ..<0: throw InterlockError(.callback, req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
+                default:
+                    throw InterlockError(.callback, "request interceptor '\(label)' returned \(statusName(rc)); "
+                                        + "a request interceptor returns ILK_CONTINUE, ILK_ABORT or a negative error")
                 }
             } }
         })
@@ -226,7 +260,10 @@ public func ilk_interceptor_new_response(
                 case ILK_CONTINUE: return .proceed
                 case ILK_RETRY: return .retry
                 case ILK_ABORT: return .abort(res.errorMessage ?? req.errorMessage ?? "aborted by '\(label)'")
-                default: throw InterlockError(.callback, res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
+                case ..<0: throw InterlockError(.callback, res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
+                default:
+                    throw InterlockError(.callback, "response interceptor '\(label)' returned \(statusName(rc)); "
+                                        + "a response interceptor returns ILK_CONTINUE, ILK_ABORT, ILK_RETRY or a negative error")
                 }
             }
         } } })

@@ -56,14 +56,24 @@ public func ilk_request_param_count(_ r: OpaquePointer?) -> UInt { UInt(request(
 @_cdecl("ilk_request_param_at")
 public func ilk_request_param_at(
     _ r: OpaquePointer?, _ i: UInt,
-    _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+    _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ nameLength: UnsafeMutablePointer<UInt>?,
+    _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ valueLength: UnsafeMutablePointer<UInt>?
 ) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
     guard i < UInt(h.request.parameterCount), let (n, v) = h.parameter(Int(i)) else {
         return invalid("parameter index \(i) is out of range")
     }
     name?.pointee = n; value?.pointee = v
+    // Lengths only when asked for: the bytes are lent, NUL-terminated, and most callers read them as C strings.
+    nameLength?.pointee = UInt(cLength(n)); valueLength?.pointee = UInt(cLength(v))
     return ILK_OK
+}
+
+/// The length of a NUL-terminated string, in bytes.
+private func cLength(_ p: UnsafePointer<CChar>) -> Int {
+    var n = 0
+    while p[n] != 0 { n += 1 }
+    return n
 }
 
 @_cdecl("ilk_request_param")

@@ -100,4 +100,108 @@ struct HostPatternTests {
         let other = caught { () throws(InterlockError) in try r.url(for: "user", parameters: ["id": "7", "host": "a.example.org"]) }
         #expect(other?.code == .invalidArgument)
     }
+
+    /// A host spelt otherwise (escapes, case, a trailing dot) is the same host: its route is not
+    /// passed by for a route of any host. The answer, explain's winner and the request's host agree.
+    @Test func aHostSpeltOtherwiseIsTheSameHost() throws {
+        for r in Self.routers() {
+            let admin = try r.addRoute("https://admin.example.com/*rest")
+            let any = try r.addRoute("/*rest")
+            for uri in ["https://admin.example.com/x", "https://%61dmin.example.com/x", "https://admin.example.com./x",
+                        "https://%41DMIN.Example.COM.:443/x", "https://admin%2Eexample.com/x"] {
+                #expect(try matchedID(r, uri) == admin, "\(uri)")
+                #expect(try r.explain(uri).candidates.first { $0.rejection == nil }?.routeID == admin, "\(uri)")
+                #expect(try r.resolve(uri).request.host == "admin.example.com", "\(uri)")
+            }
+            #expect(try matchedID(r, "https://admin.example.org/x") == any)
+        }
+    }
+
+    @Test func ipv6LiteralsAreOneHostHoweverWritten() throws {
+        for r in Self.routers() {
+            let loopback = try r.addRoute("https://[::1]/x")
+            let written = try r.addRoute("https://[2001:0DB8:0:0:0:0:0:1]:8443/y")
+            for uri in ["https://[0:0:0:0:0:0:0:1]/x", "https://[0::1]/x", "https://[::0:1]/x", "https://[::0.0.0.1]/x"] {
+                #expect(try matchedID(r, uri) == loopback, "\(uri)")
+                #expect(try r.explain(uri).candidates.first { $0.rejection == nil }?.routeID == loopback, "\(uri)")
+                #expect(try r.resolve(uri).request.host == "[::1]", "\(uri)")
+            }
+            #expect(try matchedID(r, "https://[2001:db8::1]:8443/y") == written)
+            #expect(try matchedID(r, "https://[::2]/x") == nil)
+        }
+    }
+
+    /// An IPv4 address spelt as resolvers also read it (fewer parts, hex, octal, one number) is the
+    /// address: a route on 127.0.0.1 is not passed by for 127.1.
+    @Test func ipv4AddressesAreOneHostHoweverWritten() throws {
+        for r in Self.routers() {
+            let local = try r.addRoute("https://127.0.0.1/admin")
+            let written = try r.addRoute("https://0x7f.1/other")
+            try r.addRoute("/*rest")
+            for uri in ["https://127.1/admin", "https://2130706433/admin", "https://0177.0.0.1/admin", "https://0x7F.0.0.1./admin"] {
+                #expect(try matchedID(r, uri) == local, "\(uri)")
+                #expect(try r.explain(uri).candidates.first { $0.rejection == nil }?.routeID == local, "\(uri)")
+                #expect(try r.resolve(uri).request.host == "127.0.0.1", "\(uri)")
+            }
+            #expect(try matchedID(r, "https://127.0.0.1/other") == written)
+        }
+    }
+
+    @Test func wildcardsTakeHostsSpeltOtherwise() throws {
+        for r in Self.routers() {
+            let id = try r.addRoute("https://*.example.com/w/:a")
+            #expect(try matchedID(r, "https://x.example.com./w/v") == id)
+            #expect(try matchedID(r, "https://x%2Eexample.com/w/v") == id)
+            #expect(try matchedID(r, "https://x.Example.%63om/w/v") == id)
+        }
+    }
+
+    /// An empty label is refused at every door, not matched by a wildcard at one and refused by another.
+    @Test func emptyLabelsAreRefusedByMatchAndExplainAlike() throws {
+        let r = Router()
+        try r.addRoute("https://*.example.com/w/:a")
+        for uri in ["https://a..example.com/w/v", "https://..example.com/w/v", "https://x.example.com../w/v"] {
+            #expect(caught { () throws(InterlockError) in try r.match(uri) }?.code == .uri, "\(uri)")
+            #expect(caught { () throws(InterlockError) in try r.explain(uri) }?.code == .uri, "\(uri)")
+            #expect(caught { () throws(InterlockError) in try r.resolve(uri) }?.code == .uri, "\(uri)")
+        }
+    }
+
+    /// A pattern's host is normalized as a URI's is: spellings of one host are one route.
+    @Test func patternHostsAreNormalized() throws {
+        let r = Router()
+        let id = try r.addRoute("https://Admin.Example.com./x")
+        #expect(r.route(id)?.pattern.host == "admin.example.com")
+        #expect(try matchedID(r, "https://admin.example.com/x") == id)
+        let conflict = caught { () throws(InterlockError) in try r.addRoute("https://%61dmin.example.com/x") }
+        #expect(conflict?.code == .conflict)
+        let wildcard = try r.addRoute("https://*.Example.com./y")
+        #expect(r.route(wildcard)?.pattern.host == "*.example.com")
+        let v6 = try r.addRoute("https://[0:0:0:0:0:0:0:1]/z")
+        #expect(r.route(v6)?.pattern.host == "[::1]")
+        #expect(try matchedID(r, "https://[::1]/z") == v6)
+    }
+
+    static let badPatternHosts: [(String, Int, String)] = [
+        ("https://a..example.com/x", 10, "empty label"),
+        ("https://example.com../x", 20, "empty label"),
+        ("https://./x", 8, "empty label"),
+        ("https://*./x", 8, "'*'"),
+        ("https://a%2Fb.com/x", 9, "decodes to a byte"),
+        ("https://a%21b.com/x", 9, "decodes to a byte"),
+        ("https://a!b.com/x", 9, "invalid character in host"),
+        ("https://[1::2::3]/x", 13, "two '::'"),
+        ("https://[fe80::1%25eth0]/x", 16, "zone identifier"),
+        ("https://[::1.2.3.4.5]/x", 18, "IPv4"),
+        ("https://*.0.1/x", 10, "wildcard host's suffix cannot end in a number"),
+        ("https://1.2.3.256/x", 14, "out of range"),
+        ("https://a.1/x", 8, "not an IPv4 address"),
+    ]
+
+    @Test(arguments: badPatternHosts)
+    func malformedPatternHostsAreRefused(_ c: (String, Int, String)) {
+        let e = caught { () throws(InterlockError) in try Router().addRoute(c.0) }
+        #expect(e?.code == .pattern && e?.offset == c.1, "\(c.0): \(e?.message ?? "no error")")
+        #expect(e?.message.contains(c.2) == true, "\(c.0): \(e?.message ?? "no error")")
+    }
 }

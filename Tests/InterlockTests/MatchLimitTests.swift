@@ -16,6 +16,21 @@ struct MatchLimitTests {
         #expect(try router.match("/r/aab").routeMatch != nil)
     }
 
+    /// A constraint in a segment mixing text and parameters that runs out names its route too,
+    /// on every table shape (the regex's own steps ran out first, naming none).
+    @Test func aHostileConstraintInAMixedSegmentNamesItsRoute() throws {
+        for r in MixedSegmentTests.routers() {
+            try r.addRoute("/w/:x((a+)+b).json")
+            try r.addRoute("/w/:y-:z.txt")
+            let hostile = "/w/" + String(repeating: "a", count: 60) + "bc.json"
+            var stopped: InterlockError? = nil
+            do { _ = try r.match(hostile) } catch { stopped = error }
+            #expect(stopped?.code == .limit)
+            #expect(stopped?.message.contains("route '/w/:x((a+)+b).json'") == true, "\(String(describing: stopped))")
+            #expect(try r.match("/w/aab.json").routeMatch?["x"] == "aab")
+        }
+    }
+
     @Test func theLimitIsTheRoutersAndZeroRestoresTheDefault() throws {
         let router = Router()
         try router.addRoute("/s/:slug([a-z]+(?:-[a-z]+)*)")

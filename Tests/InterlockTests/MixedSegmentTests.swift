@@ -106,3 +106,106 @@ struct MixedSegmentTests {
         }
     }
 }
+
+/// A mixed segment's work is linear in the segment: its texts are found by one scan, and each
+/// constraint runs once on what its parameter took (issue 37, item 2).
+@Suite("Mixed segments: bounded work")
+struct MixedSegmentWorkTests {
+    /// A plain table never runs out of the match limit: the 76-byte segment took over 10,000
+    /// steps, one per way of splitting it.
+    @Test func aPlainTableNeverRunsOutOfSteps() throws {
+        for r in MixedSegmentTests.routers() {
+            try r.addRoute("/:y-:m-:d.json")
+            let slug = try r.addRoute("/:slug")
+            let date = try r.addRoute("/d/:y-:m-:d.json")
+            for words in [12, 38, 5_000] {
+                let segment = (0..<words).map { _ in "a" }.joined(separator: "-")
+                #expect(try r.match("/" + segment).routeMatch?.routeID == slug)
+                #expect(try r.match("/d/" + segment + ".json").routeMatch?["d"] == (0..<(words - 2)).map { _ in "a" }.joined(separator: "-"))
+                #expect(try r.match("/d/" + segment) == .notFound)
+            }
+            #expect(try r.match("/d/2026-11-28.json").routeMatch?.routeID == date)
+        }
+    }
+
+    /// The README's slug constraint in a mixed segment runs once a lookup, however long the
+    /// segment (it ran once per candidate end: 16 KB stopped at the limit).
+    @Test func aConstraintRunsOncePerSegment() throws {
+        for r in MixedSegmentTests.routers() {
+            let route = try r.addRoute("/s/:slug([a-z]+(?:-[a-z]+)*).json")
+            let other = try r.addRoute("/s/:any")
+            let matcher = Matcher()
+            for bytes in [1_000, 4_000, 16_000] {     // 8,000 words: the constraint alone takes about a step a word
+                let slug = String(repeating: "a-", count: bytes / 2) + "x"
+                for (uri, expected) in [("/s/\(slug).json", route), ("/s/\(slug)", other), ("/s/\(slug).jsonx", other)] {
+                    let before = matcher.constraintRuns
+                    let outcome = try Array(uri.utf8).withUnsafeBytes { (u) throws(InterlockError) in try matcher.match(r, method: nil, uri: u) }
+                    #expect(outcome == .matched && matcher.routeID == expected)
+                    #expect(matcher.constraintRuns - before <= 1, "\(bytes) bytes: \(matcher.constraintRuns - before) constraint runs")
+                }
+            }
+            #expect(try r.match("/s/my-first-post.json").routeMatch?["slug"] == "my-first-post")
+        }
+    }
+
+    /// The rule: a parameter ends at the first occurrence of the text after it; a constraint
+    /// accepts or refuses that split, and no other is tried.
+    @Test func aConstraintJudgesTheOneSplit() throws {
+        for r in MixedSegmentTests.routers() {
+            try r.addRoute("/:a([a-z.]+).:b(\\d+)")
+            let any = try r.addRoute("/:name")
+            #expect(try r.match("/x.3").routeMatch?["a"] == "x")
+            #expect(try r.match("/x.y.3").routeMatch?.routeID == any)     // a = "x", b = "y.3": refused
+            try r.addRoute("/o/:a-ab-:b")
+            #expect(try r.match("/o/x-a-ab-y").routeMatch.map { [$0["a"], $0["b"]] } == ["x-a", "y"])
+            try r.addRoute("/c/:a-*rest")
+            #expect(try r.match("/c/x-y-z/w").routeMatch.map { [$0["a"], $0["rest"]] } == ["x", "y-z/w"])
+        }
+    }
+
+    /// Without constraints, the rule gives the split that giving each parameter as few bytes as
+    /// let the rest of the segment match gives (the rule before), found by trying every split.
+    @Test func theRuleIsTheShortestSplitWithoutConstraints() throws {
+        var rng = SplitMix(seed: 37)
+        let alphabet: [Character] = ["a", "b", "-", "."]
+        for _ in 0..<300 {
+            var pieces: [String] = []
+            var parameter = Bool.random(using: &rng)
+            for _ in 0..<Int.random(in: 2...5, using: &rng) {
+                if parameter { pieces.append(":p\(pieces.count)") } else {
+                    // After a parameter, a byte that cannot continue its name.
+                    let first: Character = pieces.isEmpty ? alphabet.randomElement(using: &rng)! : ["-", "."].randomElement(using: &rng)!
+                    pieces.append(String(first) + String((0..<Int.random(in: 0...2, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }))
+                }
+                parameter.toggle()
+            }
+            let pattern = "/" + pieces.joined()
+            guard pieces.count > 1 else { continue }
+            for r in [Router(), Router(walkUnits: false, unitBudget: 1)] {
+                guard (try? r.addRoute(pattern)) != nil else { continue }
+                for _ in 0..<20 {
+                    let segment = String((0..<Int.random(in: 1...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+                    if segment.allSatisfy({ $0 == "." }) { continue }     // a dot segment: normalized away
+                    let expected = Self.shortestSplit(pieces[...], segment[...])
+                    let got = try r.match("/" + segment).routeMatch?.parameters.map(\.value)
+                    #expect(got == expected, "\(pattern) on /\(segment)")
+                }
+            }
+        }
+    }
+
+    /// Every split tried in turn, each parameter as short as the rest allows.
+    static func shortestSplit(_ pieces: ArraySlice<String>, _ s: Substring) -> [String]? {
+        guard let piece = pieces.first else { return s.isEmpty ? [] : nil }
+        if !piece.hasPrefix(":") {
+            guard s.hasPrefix(piece) else { return nil }
+            return shortestSplit(pieces.dropFirst(), s.dropFirst(piece.count))
+        }
+        var end = s.startIndex
+        while end < s.endIndex {
+            end = s.index(after: end)
+            if let rest = shortestSplit(pieces.dropFirst(), s[end...]) { return [String(s[..<end])] + rest }
+        }
+        return nil
+    }
+}

@@ -514,6 +514,30 @@ struct PipelineTests {
         }
     }
 
+    /// A filter whose redirect fails (a route no one named, a URI that does not parse) ran: it is in
+    /// the trace with the error, as every stage that ran is (the trace held only the match).
+    @Test func aRedirectThatFailsIsInTheTrace() throws {
+        let r = Router()
+        try r.addRoute("/a")
+        r.addFilter(Filter(name: "outer") { req, chain in .proceed(try chain.next(req)) })
+        r.addFilter(Filter(name: "mover") { req, _ in
+            req.path == "/a" ? .redirectToRoute("nowhere", [:]) : .redirect("/b%zz")
+        })
+        let toRoute = try r.resolve("/a")
+        guard case .error(let message) = toRoute.status else { Issue.record("\(toRoute.status)"); return }
+        #expect(message.contains("nowhere"))
+        #expect(toRoute.trace == [TraceEntry(stage: .match, name: "/a", decision: "/a"),
+                                  TraceEntry(stage: .filter, name: "outer", decision: "continue"),
+                                  TraceEntry(stage: .filter, name: "mover", decision: "error: \(message)"),
+                                  TraceEntry(stage: .filter, name: "outer", decision: "error: \(message)")])
+
+        let toURI = try r.resolve("/b")
+        guard case .error(let why) = toURI.status else { Issue.record("\(toURI.status)"); return }
+        #expect(toURI.trace.map(\.stage) == [.match, .filter, .filter, .redirect])
+        #expect(toURI.trace[2] == TraceEntry(stage: .filter, name: "mover", decision: "redirect /b%zz"))
+        #expect(toURI.trace[3].name == "/b%zz" && toURI.trace[3].decision == "error: \(why)")
+    }
+
     /// Two threads using a request's state for the first time at once get the same one.
     @Test func aStateFirstUsedOnTwoThreadsIsOne() throws {
         let r = Router()

@@ -204,6 +204,45 @@ struct URITests {
         ("http://exa mple.com/", 10, "invalid character in host"),
         ("http://example.com:80x/", 21, "port"),
         ("http://[::1/", 7, "IP literal"),
+        // The user info takes no part in routing, but its bytes are checked as the query's are.
+        ("https://a\u{0}b@x.example.com/w/v", 9, "control byte in user info"),
+        ("https://a\u{1b}[2J@x.example.com/w/v", 9, "control byte in user info"),
+        ("https://a%00@x.example.com/", 9, "NUL"),
+        ("https://a%G1@x.example.com/", 9, "bad percent-escape in user info"),
+        ("https://a%C3%28@x.example.com/", 9, "user info is not valid UTF-8"),
+        // A host's escapes decode to bytes a name may hold; its labels are not empty (one
+        // trailing dot is dropped); an IP literal is an IPv6 address, whole, or an IPvFuture one.
+        ("https://a..example.com/", 10, "empty label in host"),
+        ("https://.example.com/", 8, "empty label in host"),
+        ("https://a.example.com../", 22, "empty label in host"),
+        ("https://./", 8, "empty label in host"),
+        ("https://a.%2E/", 10, "empty label in host"),
+        ("https://a%2Fb.example.com/", 9, "decodes to a byte"),
+        ("https://a%C3%A9.example.com/", 9, "decodes to a byte"),
+        ("https://a%00.example.com/", 9, "decodes to a byte"),
+        ("https://a%4.example.com/", 9, "bad percent-escape in host"),
+        ("https://a[b].example.com/", 9, "invalid character in host"),
+        ("https://[fe80::1%25eth0]/", 16, "zone identifier"),
+        ("https://[1:2:3:4:5:6:7:8:9]/", 25, "more than eight groups"),
+        ("https://[1::2::3]/", 13, "two '::'"),
+        ("https://[12345::]/", 13, "four hex digits"),
+        ("https://[1:2:3]/", 9, "fewer than eight groups"),
+        ("https://[1:2:3:4:5:6:7::8]/", 9, "'::' and eight groups"),
+        ("https://[:1::]/", 9, "single ':'"),
+        ("https://[1::2:]/", 13, "single ':'"),
+        ("https://[::1.2.3.256]/", 17, "IPv4"),
+        ("https://[::01.2.3.4]/", 11, "IPv4"),
+        ("https://[]/", 8, "empty IP literal"),
+        ("https://[v1]/", 11, "IPvFuture"),
+        ("https://[::g]/", 11, "invalid character in IP literal"),
+        ("https://1.2.3.256/", 14, "out of range"),
+        ("https://256.1/", 8, "out of range"),
+        ("https://1.2.65536/", 12, "out of range"),
+        ("https://4294967296/", 8, "out of range"),
+        ("https://1.2.3.4.5/", 16, "not an IPv4 address"),
+        ("https://a.1/", 8, "not an IPv4 address"),
+        ("https://09/", 8, "not an IPv4 address"),
+        ("https://0x1g.1/", 8, "not an IPv4 address"),
     ]
 
     @Test(arguments: malformed)
@@ -222,6 +261,90 @@ struct URITests {
             try withBytes(bytes) { (b) throws(InterlockError) in try URIParser.parse(b, strictSlash: false, into: out) }
         }
         #expect(error?.code == .uri && error?.offset == 3)
+    }
+
+    /// Raw bytes that are not UTF-8 (or a control byte), wherever they stand, refused where they do.
+    @Test func everyPartOfAURIIsChecked() throws {
+        let cases: [([UInt8], Int, String)] = [
+            (Array("https://a".utf8) + [0x1B] + Array("[2J".utf8) + [0xFF] + Array("@x.example.com/w/v".utf8), 9, "control byte in user info"),
+            (Array("https://a".utf8) + [0xFF] + Array("@x.example.com/w/v".utf8), 9, "user info is not valid UTF-8"),
+            (Array("https://a".utf8) + [0xC3] + Array("@x.example.com/w/v".utf8), 9, "user info is not valid UTF-8"),
+            (Array("https://x".utf8) + [0xFF] + Array(".example.com/w/v".utf8), 9, "invalid character in host"),
+            (Array("https://x.example.com:8".utf8) + [0xFF] + Array("/w/v".utf8), 23, "port"),
+            (Array("https://x.example.com/w/v?a=".utf8) + [0xFF], 28, "query is not valid UTF-8"),
+            (Array("https://x.example.com/w/v#".utf8) + [0x7F], 26, "control byte in fragment"),
+            // A sequence of a byte and escapes decodes to UTF-8, but the URI is not UTF-8 text.
+            (Array("s@s".utf8) + [0xDB] + Array("%8f)v".utf8), 3, "path is not valid UTF-8"),
+            (Array("/a?q=".utf8) + [0xC3] + Array("%A9".utf8), 5, "query is not valid UTF-8"),
+            (Array("/a?q=%C3".utf8) + [0xA9], 5, "query is not valid UTF-8"),
+            (Array("https://u".utf8) + [0xC3] + Array("%A9@x.example.com/".utf8), 9, "user info is not valid UTF-8"),
+        ]
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: URIParser.outputCapacity(for: 64))
+        defer { out.deallocate() }
+        for (bytes, offset, message) in cases {
+            let error = caught { () throws(InterlockError) in
+                try withBytes(bytes) { (b) throws(InterlockError) in try URIParser.parse(b, strictSlash: false, into: out) }
+            }
+            #expect(error?.code == .uri && error?.offset == offset, "\(bytes): \(error?.message ?? "no error")")
+            #expect(error?.message.contains(message) == true, "\(bytes): \(error?.message ?? "no error")")
+        }
+    }
+
+    /// The host as the matcher, explain and a resolve's request see it.
+    func host(_ uri: String) throws(InterlockError) -> String? {
+        let bytes = Array(uri.utf8)
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: URIParser.outputCapacity(for: bytes.count))
+        defer { out.deallocate() }
+        return try withBytes(bytes) { (b) throws(InterlockError) in
+            URIParser.normalizedHost(b, try URIParser.parse(b, strictSlash: false, into: out))
+        }.map { $0.string }
+    }
+
+    static let hosts: [(String, String?)] = [
+        ("https://Example.COM/", "example.com"),
+        ("https://%61dmin.example.com/x", "admin.example.com"),
+        ("https://%41DMIN.example.com.:443/x", "admin.example.com"),
+        ("https://admin.example.com./x", "admin.example.com"),
+        ("https://admin%2Eexample%2ecom%2E/x", "admin.example.com"),
+        ("https://user:pw@a!b.example.com/", "a!b.example.com"),
+        ("https://a%21b.example.com/", "a!b.example.com"),
+        ("https://localhost/", "localhost"),
+        ("https://[0:0:0:0:0:0:0:1]/", "[::1]"),
+        ("https://[::1]:8080/", "[::1]"),
+        ("https://[::]/", "[::]"),
+        ("https://[0::0]/", "[::]"),
+        ("https://[2001:DB8:0:0:1:0:0:1]/", "[2001:db8::1:0:0:1]"),   // the first of equal runs
+        ("https://[2001:db8:0:0:1:0:0:0]/", "[2001:db8:0:0:1::]"),    // the longest run
+        ("https://[2001:0db8:0:1:1:1:1:1]/", "[2001:db8:0:1:1:1:1:1]"), // one zero group stays
+        ("https://[1::2:3:4:5:6:7]/", "[1:0:2:3:4:5:6:7]"),
+        ("https://[0001:0DB8::0]/", "[1:db8::]"),
+        ("https://[::ffff:192.0.2.1]/", "[::ffff:c000:201]"),
+        ("https://[::0.0.0.1]/", "[::1]"),
+        ("https://[v1F.Ab:C]/", "[v1f.ab:c]"),
+        ("myapp://Host/x", nil),
+        // A name ending in a number is an IPv4 address, as resolvers read one.
+        ("https://127.0.0.1/", "127.0.0.1"),
+        ("https://127.1/", "127.0.0.1"),
+        ("https://0x7f.0.0.1/", "127.0.0.1"),
+        ("https://0X7F.1/", "127.0.0.1"),
+        ("https://2130706433/", "127.0.0.1"),
+        ("https://0177.0.0.1/", "127.0.0.1"),
+        ("https://%31%32%37.0.0.1/", "127.0.0.1"),
+        ("https://1.2.3.4./", "1.2.3.4"),
+        ("https://1.2.3.0x4/", "1.2.3.4"),
+        ("https://0/", "0.0.0.0"),
+        ("https://0x/", "0.0.0.0"),
+        ("https://255.255.255.255/", "255.255.255.255"),
+        ("https://1.2.65535/", "1.2.255.255"),
+        ("https://a.1x/", "a.1x"),
+        ("https://1x.example/", "1x.example"),
+        ("https://0x1g/", "0x1g"),
+        ("https://1.0x/", "1.0.0.0"),
+    ]
+
+    @Test(arguments: hosts)
+    func hostsAreNormalized(_ c: (String, String?)) throws {
+        #expect(try host(c.0) == c.1, "\(c.0)")
     }
 
     @Test func lengthLimit() throws {

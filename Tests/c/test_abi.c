@@ -374,10 +374,13 @@ static void test_resolve(void) {
     CHECK_EQ_INT(ilk_request_route_id(req), 1);
     CHECK_EQ_STR(ilk_request_pattern(req), "GET myapp://item/:id");
     CHECK_EQ_INT(ilk_request_param_count(req), 1);
-    CHECK_EQ_INT(ilk_request_param_at(req, 0, &k, &v), ILK_OK);
+    size_t k_len = 0, v_len = 0;
+    CHECK_EQ_INT(ilk_request_param_at(req, 0, &k, &k_len, &v, &v_len), ILK_OK);
     CHECK_EQ_STR(k, "id");
     CHECK_EQ_STR(v, "7");
-    CHECK_EQ_INT(ilk_request_param_at(req, 1, &k, &v), ILK_EINVAL);
+    CHECK_EQ_INT(k_len, 2);
+    CHECK_EQ_INT(v_len, 1);
+    CHECK_EQ_INT(ilk_request_param_at(req, 1, &k, NULL, &v, NULL), ILK_EINVAL);
     CHECK(ilk_request_param(req, "nope") == NULL);
     CHECK_EQ_INT(ilk_request_query_count(req), 3);
     CHECK_EQ_INT(ilk_request_query_at(req, 1, &k, &v), ILK_OK);
@@ -395,7 +398,7 @@ static void test_resolve(void) {
   CHECK(ilk_request_path(NULL) == NULL);
   CHECK_EQ_INT(ilk_request_param_count(NULL), 0);
   CHECK_EQ_INT(ilk_request_query_count(NULL), 0);
-  CHECK_EQ_INT(ilk_request_param_at(NULL, 0, &k, &v), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_request_param_at(NULL, 0, &k, NULL, &v, NULL), ILK_EINVAL);
   CHECK_EQ_INT(ilk_request_query_at(NULL, 0, &k, &v), ILK_EINVAL);
   CHECK(ilk_request_param(NULL, "id") == NULL);
   CHECK(ilk_request_query(NULL, "id") == NULL);
@@ -936,7 +939,7 @@ static int data_destination(const ilk_request *req, ilk_response *res, void *use
   (void)userdata;
   void *data = ilk_request_route_data(req);
   const char *name = NULL, *value = NULL;
-  if (ilk_request_param_at(req, 0, &name, &value) != ILK_OK || strcmp(name, "x") != 0) return ILK_ABORT;
+  if (ilk_request_param_at(req, 0, &name, NULL, &value, NULL) != ILK_OK || strcmp(name, "x") != 0) return ILK_ABORT;
   return ilk_response_set_status(res, data ? 200 + (int)(size_t)data : 299);
 }
 static void test_changing_routes(void) {

@@ -239,10 +239,9 @@ static int play_filter(ilk_request *request, ilk_filter_chain *chain, void *user
   const cJSON *spec = userdata;
   const char *todo = str(spec, "do"), *when = str(spec, "when");
   record("filter", str(spec, "name"));
-  if (strcmp(todo, "next") == 0 || (when && strcmp(when, ilk_request_path(request)) != 0)) {
-    int rc = ilk_filter_chain_next(chain, request);
-    return rc < 0 ? rc : ILK_CONTINUE;
-  }
+  /* Turnpike's idiom: pass on what the rest of the chain gave. */
+  if (strcmp(todo, "next") == 0 || (when && strcmp(when, ilk_request_path(request)) != 0))
+    return ilk_filter_chain_next(chain, request);
   if (strcmp(todo, "stop") == 0) return ILK_STOP;
   ilk_filter_chain_redirect(chain, str(spec, "to"));
   return ILK_REDIRECT;

@@ -685,6 +685,230 @@ static void test_filter_decides_once(void) {
   ilk_router_free(r);
 }
 
+/* Turnpike's idiom: a filter returns what ilk_filter_chain_next gave, whatever the rest of the chain
+ * ended with (a miss, a 405, a later filter's stop or redirect, a guard's refusal, an abort, a
+ * retry), and the resolve ends as if the filter were not there. Each filter records what next gave. */
+static char passed[256];
+static int filter_pass(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  int rc = ilk_filter_chain_next(chain, req);
+  char buf[16];
+  snprintf(buf, sizeof buf, "%d ", rc);
+  strcat(passed, buf);
+  return rc;
+}
+static int filter_stop_b(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  if (strcmp(ilk_request_path(req), "/b") == 0) return ILK_STOP;
+  return ilk_filter_chain_next(chain, req);
+}
+static int filter_move_c(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  if (strcmp(ilk_request_path(req), "/c") == 0) {
+    ilk_filter_chain_redirect(chain, "/a");
+    return ILK_REDIRECT;
+  }
+  return ilk_filter_chain_next(chain, req);
+}
+static int guard_refuse(const ilk_request *req, void *userdata) { (void)req; (void)userdata; return 0; }
+static int res_abort(ilk_request *req, ilk_response *res, void *userdata) {
+  (void)req; (void)userdata; ilk_response_set_error(res, "refused"); return ILK_ABORT;
+}
+static int res_retry_once(ilk_request *req, ilk_response *res, void *userdata) {
+  (void)res; (void)userdata;
+  if (ilk_request_state(req, "com.example.retried")) return ILK_CONTINUE;
+  ilk_request_set_state(req, "com.example.retried", "yes");
+  return ILK_RETRY;
+}
+
+static void test_filter_passes_on(void) {
+  ilk_router *r;
+  ilk_result *res;
+  ilk_interceptor *i;
+  uint32_t guarded, aborted, retried;
+  const char *stage, *name, *decision;
+  char expect[64];
+  /* The verbs are apart from every status a filter may pass on. */
+  CHECK(ILK_STOP > ILK_RETRYING && ILK_REDIRECT > ILK_RETRYING && ILK_ABORT > ILK_RETRYING && ILK_RETRY > ILK_RETRYING);
+  CHECK_EQ_INT(ILK_CONTINUE, ILK_OK);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "GET /a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_route(r, "/g", dest_mark, NULL, NULL, &guarded);
+  ilk_router_set_guard(r, guarded, guard_refuse, NULL, NULL);
+  ilk_router_add_route(r, "/x", dest_mark, NULL, NULL, &aborted);
+  ilk_interceptor_new_response(&i, "no", res_abort, NULL, NULL); ilk_router_add_interceptor(r, i, aborted); ilk_interceptor_free(i);
+  ilk_router_add_route(r, "/y", dest_mark, NULL, NULL, &retried);
+  ilk_interceptor_new_response(&i, "again", res_retry_once, NULL, NULL); ilk_router_add_interceptor(r, i, retried); ilk_interceptor_free(i);
+  ilk_router_add_filter(r, "outer", filter_pass, NULL, NULL);
+  ilk_router_add_filter(r, "stop-b", filter_stop_b, NULL, NULL);
+  ilk_router_add_filter(r, "move-c", filter_move_c, NULL, NULL);
+  ilk_router_add_filter(r, "inner", filter_pass, NULL, NULL);
+
+  passed[0] = 0; order[0] = 0;
+  CHECK_EQ_INT(resolve(r, "GET", "/a", &res), ILK_OK);
+  CHECK_EQ_STR(passed, "0 0 ");
+  CHECK_EQ_STR(order, "dest ");
+  CHECK_EQ_INT(ilk_result_trace_at(res, 1, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(name, "outer"); CHECK_EQ_STR(decision, "continue");
+  ilk_result_free(res);
+
+  passed[0] = 0;   /* a miss: the 404 response too */
+  CHECK_EQ_INT(resolve(r, NULL, "/nothing", &res), ILK_NOT_FOUND);
+  snprintf(expect, sizeof expect, "%d %d ", ILK_NOT_FOUND, ILK_NOT_FOUND);
+  CHECK_EQ_STR(passed, expect);
+  CHECK_EQ_INT(ilk_result_response_status(res), 404);
+  ilk_result_free(res);
+
+  passed[0] = 0;   /* a 405, with its Allow header */
+  CHECK_EQ_INT(resolve(r, "POST", "/a", &res), ILK_METHOD_NOT_ALLOWED);
+  snprintf(expect, sizeof expect, "%d %d ", ILK_METHOD_NOT_ALLOWED, ILK_METHOD_NOT_ALLOWED);
+  CHECK_EQ_STR(passed, expect);
+  CHECK_EQ_INT(ilk_result_response_status(res), 405);
+  CHECK_EQ_INT(ilk_result_allowed_count(res), 1);
+  ilk_result_free(res);
+
+  passed[0] = 0;   /* a later filter stops */
+  CHECK_EQ_INT(resolve(r, NULL, "/b", &res), ILK_STOPPED);
+  snprintf(expect, sizeof expect, "%d ", ILK_STOPPED);
+  CHECK_EQ_STR(passed, expect);
+  ilk_result_free(res);
+
+  passed[0] = 0; order[0] = 0;   /* a later filter redirects: the resolve follows it */
+  CHECK_EQ_INT(resolve(r, "GET", "/c", &res), ILK_OK);
+  snprintf(expect, sizeof expect, "%d 0 0 ", ILK_REDIRECTED);
+  CHECK_EQ_STR(passed, expect);
+  CHECK_EQ_INT(ilk_result_redirect_count(res), 1);
+  CHECK_EQ_STR(ilk_result_redirect_at(res, 0), "/a");
+  CHECK_EQ_STR(order, "dest ");
+  ilk_result_free(res);
+
+  passed[0] = 0;   /* the guard refuses */
+  CHECK_EQ_INT(resolve(r, NULL, "/g", &res), ILK_GUARDED);
+  snprintf(expect, sizeof expect, "%d %d ", ILK_GUARDED, ILK_GUARDED);
+  CHECK_EQ_STR(passed, expect);
+  ilk_result_free(res);
+
+  passed[0] = 0;   /* a response interceptor aborts */
+  CHECK_EQ_INT(resolve(r, NULL, "/x", &res), ILK_ABORTED);
+  snprintf(expect, sizeof expect, "%d %d ", ILK_ABORTED, ILK_ABORTED);
+  CHECK_EQ_STR(passed, expect);
+  CHECK_EQ_STR(ilk_result_error(res), "refused");
+  ilk_result_free(res);
+
+  passed[0] = 0;   /* a response interceptor retries, once */
+  CHECK_EQ_INT(resolve(r, NULL, "/y", &res), ILK_OK);
+  snprintf(expect, sizeof expect, "%d %d 0 0 ", ILK_RETRYING, ILK_RETRYING);
+  CHECK_EQ_STR(passed, expect);
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
+/* What a callback may not return: an error naming the callback, the value and what it may return. */
+static int filter_returns(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  int rc = ilk_filter_chain_next(chain, req);
+  (void)rc;
+  return *(int *)userdata;
+}
+static int filter_returns_early(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)req; (void)chain;
+  return *(int *)userdata;
+}
+static int req_returns(ilk_request *req, void *userdata) { (void)req; return *(int *)userdata; }
+static int res_returns(ilk_request *req, ilk_response *res, void *userdata) { (void)req; (void)res; return *(int *)userdata; }
+
+static int resolve_with_filter(ilk_filter_fn fn, int returned, const char *uri, char *error, size_t room) {
+  ilk_router *r;
+  ilk_result *res;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "odd", fn, &returned, NULL);
+  int rc = resolve(r, NULL, uri, &res);
+  snprintf(error, room, "%s", ilk_result_error(res) ? ilk_result_error(res) : "");
+  ilk_result_free(res);
+  ilk_router_free(r);
+  return rc;
+}
+
+static void test_callback_returns_checked(void) {
+  char error[512];
+  ilk_router *r;
+  ilk_result *res;
+  ilk_interceptor *i;
+  int value;
+
+  CHECK_EQ_INT(resolve_with_filter(filter_returns, 57, "/a", error, sizeof error), ILK_ECALLBACK);
+  CHECK_EQ_STR(error, "filter 'odd' returned 57; a filter returns what ilk_filter_chain_next gave (or ILK_CONTINUE) "
+                      "after calling it, ILK_STOP or ILK_REDIRECT without calling it, or a negative error");
+  CHECK_EQ_INT(resolve_with_filter(filter_returns, ILK_NOT_FOUND, "/a", error, sizeof error), ILK_ECALLBACK);
+  CHECK(strstr(error, "filter 'odd' returned ILK_NOT_FOUND (1), but ilk_filter_chain_next gave ILK_OK (0); ") == error);
+  CHECK_EQ_INT(resolve_with_filter(filter_returns, ILK_OK, "/nothing", error, sizeof error), ILK_NOT_FOUND);  /* continue */
+  CHECK_EQ_INT(resolve_with_filter(filter_returns, ILK_REDIRECT_LOOP, "/nothing", error, sizeof error), ILK_ECALLBACK);
+  CHECK(strstr(error, "filter 'odd' returned ILK_REDIRECT_LOOP (6); ") == error);   /* next never gives it */
+  CHECK_EQ_INT(resolve_with_filter(filter_returns_early, ILK_NOT_FOUND, "/nothing", error, sizeof error), ILK_ECALLBACK);
+  CHECK(strstr(error, "filter 'odd' returned ILK_NOT_FOUND (1) without calling ilk_filter_chain_next; ") == error);
+  CHECK_EQ_INT(resolve_with_filter(filter_returns_early, ILK_ABORT, "/a", error, sizeof error), ILK_ECALLBACK);
+  CHECK(strstr(error, "filter 'odd' returned ILK_ABORT (103); ") == error);
+  CHECK_EQ_INT(resolve_with_filter(filter_returns_early, -5, "/a", error, sizeof error), ILK_ECALLBACK);
+  CHECK_EQ_STR(error, "filter 'odd' returned -5");
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", NULL, NULL, NULL, NULL);
+  ilk_interceptor_new_request(&i, "odd-request", req_returns, &value, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  value = ILK_RETRY;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
+  CHECK_EQ_STR(ilk_result_error(res), "request interceptor 'odd-request' returned ILK_RETRY (104); "
+                                      "a request interceptor returns ILK_CONTINUE, ILK_ABORT or a negative error");
+  ilk_result_free(res);
+  ilk_router_free(r);
+
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", NULL, NULL, NULL, NULL);
+  ilk_interceptor_new_response(&i, "odd-response", res_returns, &value, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  value = ILK_STOP;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
+  CHECK_EQ_STR(ilk_result_error(res), "response interceptor 'odd-response' returned ILK_STOP (101); "
+                                      "a response interceptor returns ILK_CONTINUE, ILK_ABORT, ILK_RETRY or a negative error");
+  ilk_result_free(res);
+  value = 9000;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
+  CHECK(strstr(ilk_result_error(res), "returned 9000; ") != NULL);
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
+/* A filter whose redirect cannot be made (a route no one named) ran: the trace says so, with the
+ * error, and so does every filter it ran inside. */
+static int filter_to_nowhere(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)req; (void)userdata;
+  ilk_filter_chain_redirect_to_route(chain, "nowhere", NULL, NULL, 0);
+  return ILK_REDIRECT;
+}
+static void test_a_failed_redirect_is_traced(void) {
+  ilk_router *r;
+  ilk_result *res;
+  const char *stage, *name, *decision;
+  char expect[512];
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "outer", filter_pass, NULL, NULL);
+  ilk_router_add_filter(r, "mover", filter_to_nowhere, NULL, NULL);
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
+  CHECK(strstr(ilk_result_error(res), "nowhere") != NULL);
+  snprintf(expect, sizeof expect, "error: %s", ilk_result_error(res));
+  CHECK_EQ_INT(ilk_result_trace_count(res), 4);
+  CHECK_EQ_INT(ilk_result_trace_at(res, 1, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(name, "outer"); CHECK_EQ_STR(decision, "continue");
+  CHECK_EQ_INT(ilk_result_trace_at(res, 2, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(stage, "filter"); CHECK_EQ_STR(name, "mover"); CHECK_EQ_STR(decision, expect);
+  CHECK_EQ_INT(ilk_result_trace_at(res, 3, &stage, &name, &decision), ILK_OK);
+  CHECK_EQ_STR(stage, "filter"); CHECK_EQ_STR(name, "outer"); CHECK_EQ_STR(decision, expect);
+  CHECK_EQ_STR(order, "");
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
 /* Removing a parameter reaches the destination; setting one replaces or adds. */
 static int filter_unset(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
   (void)userdata;
@@ -720,9 +944,9 @@ static void test_remove_param(void) {
 static int filter_reads_then_changes(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
   (void)userdata;
   const char *name = NULL, *value = NULL, *name2 = NULL, *value2 = NULL;
-  if (ilk_request_param_at(req, 0, &name, &value) != ILK_OK) return -1;
+  if (ilk_request_param_at(req, 0, &name, NULL, &value, NULL) != ILK_OK) return -1;
   if (ilk_request_set_param(req, "a", "changed") != ILK_OK || ilk_request_remove_param(req, "b") != ILK_OK) return -1;
-  if (ilk_request_param_at(req, 0, &name2, &value2) != ILK_OK) return -1;
+  if (ilk_request_param_at(req, 0, &name2, NULL, &value2, NULL) != ILK_OK) return -1;
   char buf[96];
   snprintf(buf, sizeof buf, "%s=%s %s=%s %zu", name, value, name2, value2, ilk_request_param_count(req));
   mark(buf);
@@ -799,6 +1023,9 @@ int main(void) {
   test_result_outlives_router();
   test_ill_formed_utf8();
   test_filter_decides_once();
+  test_filter_passes_on();
+  test_callback_returns_checked();
+  test_a_failed_redirect_is_traced();
   test_remove_param();
   test_parameters_read_before_a_change();
   test_answer_responses();

@@ -41,7 +41,7 @@ static ilk_router *router_with_routes(void) {
 static int request_and_response_accessors(const ilk_request *req, ilk_response *res) {
     int failures = 0;
     const char *a = NULL, *b = NULL;
-    EXPECT(ilk_request_param_at(req, H, &a, &b) == ILK_EINVAL);
+    EXPECT(ilk_request_param_at(req, H, &a, NULL, &b, NULL) == ILK_EINVAL);
     EXPECT(ilk_request_query_at(req, H, &a, &b) == ILK_EINVAL);
     EXPECT(ilk_request_metadata_at(req, H, &a, &b) == ILK_EINVAL);
     ilk_response_add_header(res, "X-A", "1");

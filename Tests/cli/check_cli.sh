@@ -58,7 +58,9 @@ expect "check: a missing file" 2 "cannot read $dir/none.routes" "$tool" check "$
 expect "explain: the winner" 0 "/users/7 -> line 2: GET /users/:id  [id=7]" "$tool" explain "$dir/good.routes" /users/7 -X GET
 expect "explain: a route whose path ends first" 0 "line 3: POST /users  -- the path goes on at segment 2" "$tool" explain "$dir/good.routes" /users/7 -X GET
 printf 'GET /users/:id\nGET /users/:id(.+)\n' > "$dir/explain.routes"
-expect "explain: why the winner won" 0 "why: at segment 2, a parameter constrained by (.+) before a parameter (route 1)" "$tool" explain "$dir/explain.routes" /users/7 -X GET
+expect "explain: why the winner won, routes named by line" 0 "why: at segment 2, a parameter constrained by (.+) before a parameter (line 1)" "$tool" explain "$dir/explain.routes" /users/7 -X GET
+printf 'GET /o(/:a)(/:b)\nGET /o/:x(\\d+)\n' > "$dir/forms.routes"
+expect "explain: each form of a route with optional parts, routes by line" 0 "line 1: GET /o(/:a)(/:b) (as /o/:b)  -- taken first by line 2" "$tool" explain "$dir/forms.routes" /o/7 -X GET
 expect "explain --json" 0 '"answer":{"status":"method not allowed","allowed":["GET"]}' "$tool" explain --json "$dir/good.routes" /users/7 -X PUT
 expect "explain: a malformed URI" 1 "bad percent-escape" "$tool" explain "$dir/good.routes" /a%zz
 expect "match: a route" 0 '{"uri":"/users/7","route":1,"name":"user","pattern":"GET /users/:id","params":{"id":"7"}}' "$tool" match "$dir/good.routes" -X GET /users/7

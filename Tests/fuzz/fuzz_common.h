@@ -347,7 +347,7 @@ static inline void check_resolve(ilk_router *r, const char *method, const char *
   size_t count = ilk_request_param_count(req), pos = 0;
   for (size_t k = 0; k < count; k++) {
     const char *name, *value;
-    REQUIRE(ilk_request_param_at(req, k, &name, &value) == ILK_OK && name && value, "resolve param %zu", k);
+    REQUIRE(ilk_request_param_at(req, k, &name, NULL, &value, NULL) == ILK_OK && name && value, "resolve param %zu", k);
     size_t nl = strlen(name) + 1, vl = strlen(value) + 1;
     REQUIRE(pos + nl + vl <= a->len && memcmp(a->text + pos, name, nl) == 0 && memcmp(a->text + pos + nl, value, vl) == 0,
             "resolve's parameter %s=%s differs from match's for \"%s\"", SHOWZ(name), SHOWZ(value), show(uri, len));
@@ -359,6 +359,65 @@ static inline void check_resolve(ilk_router *r, const char *method, const char *
             ilk_result_allowed_count(res), a->allowed);
   REQUIRE(ilk_result_trace_count(res) >= 1, "no trace");
   ilk_result_free(res);
+}
+
+/* ilk_router_explain agrees with ilk_router_match (`a`): the one candidate it marks as taking the
+ * request is the route match answered, and none when match found none (issue 38: the explanation
+ * reports the matcher's decision). It fails where match failed; besides, only with ILK_EURI for a
+ * URI that is not UTF-8 (it takes text), or ILK_ELIMIT from a constraint on a route the lookup
+ * did not need to try (never on a table without constraints: `constrained` 0). */
+static inline void check_explain(ilk_router *r, const char *method, const char *uri, size_t len, const answer *a,
+                                 int constrained) {
+  static char *buf;
+  static size_t cap;
+  if (!buf) {
+    cap = 1 << 16;
+    buf = malloc(cap);
+    if (!buf) abort();
+  }
+  size_t n = 0;
+  int rc = ilk_router_explain(r, method, uri, len, buf, cap, &n);
+  if (rc == ILK_ELIMIT && n + 1 > cap) {
+    cap = n + 1;
+    buf = realloc(buf, cap);
+    if (!buf) abort();
+    rc = ilk_router_explain(r, method, uri, len, buf, cap, &n);
+  }
+  if (a->status == ILK_EURI && !method_is_bad(method)) {
+    REQUIRE_TAG("explain", rc == ILK_EURI && ilk_erroffset() == a->offset,
+                "ilk_router_explain returned %d at %zu where ilk_router_match refused the URI at %zu for \"%s\"", rc,
+                ilk_erroffset(), a->offset, show(uri, len));
+    return;
+  }
+  if (a->status != ILK_OK && a->status != ILK_NOT_FOUND && a->status != ILK_METHOD_NOT_ALLOWED) {
+    REQUIRE_TAG("explain", rc == a->status || rc == ILK_EURI || rc == ILK_EINVAL,
+                "ilk_router_explain returned %d where ilk_router_match returned %d for \"%s\"", rc, a->status, show(uri, len));
+    return;
+  }
+  if (rc == ILK_ELIMIT && constrained) return;
+  REQUIRE_TAG("explain", rc == ILK_OK, "ilk_router_explain returned %d (%s) for \"%s\", which ilk_router_match answered %d",
+              rc, ilk_errmsg(), show(uri, len), a->status);
+  /* The candidates follow the answer; strings in them are quoted, so "takes":true is a field. */
+  const char *list = strstr(buf, "\"candidates\":[");
+  REQUIRE_TAG("explain", list != NULL, "no candidates in %s", buf);
+  uint32_t winner = 0;
+  int takers = 0;
+  for (const char *t = strstr(list, "\"takes\":true"); t; t = strstr(t + 1, "\"takes\":true")) {
+    const char *c = t;
+    while (c > list && strncmp(c, "{\"route\":", 9) != 0) c--;
+    winner = (uint32_t)strtoul(c + 9, NULL, 10);
+    takers++;
+  }
+  REQUIRE_TAG("explain", takers <= 1, "%d candidates take \"%s\"", takers, show(uri, len));
+  if (a->status == ILK_OK) {
+    /* a winner past the 200 listed is not shown */
+    REQUIRE_TAG("explain", winner == a->route || (takers == 0 && strstr(buf, "\"truncated\":true")),
+                "ilk_router_explain's winner is route %u, ilk_router_match's route %u, for \"%s\"", winner, a->route,
+                show(uri, len));
+  } else {
+    REQUIRE_TAG("explain", takers == 0, "ilk_router_explain lists route %u as taking \"%s\", which ilk_router_match "
+                "answered %d", winner, show(uri, len), a->status);
+  }
 }
 
 /* Looks up `uri` through every door and checks that they all agree with ilk_router_match.

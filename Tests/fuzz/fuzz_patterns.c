@@ -17,7 +17,10 @@
  *   - a refused route leaves the table as it was: the same route count, and the same answer to
  *     every probe request (fixed probes and the fuzzed requests, under any method and GET);
  *   - every request, on the final table, gets the same answer from every lookup door
- *     (ilk_router_match, _packed, _many, _requests, ilk_router_resolve), as in the `uri` target.
+ *     (ilk_router_match, _packed, _many, _requests, ilk_router_resolve), as in the `uri` target;
+ *   - ilk_router_explain's winner is ilk_router_match's answer, for every request;
+ *   - a table whose patterns never had a constraint never answers ILK_ELIMIT (a mixed segment's
+ *     work is linear in the segment, and no other part of a lookup counts steps that grow with it).
  */
 #include "fuzz_common.h"
 
@@ -38,6 +41,15 @@ typedef struct {
 } request;
 
 static doors d;
+
+/* Whether a pattern may have a constraint: a "(" that is not escaped and opens no optional part. */
+static int may_constrain(const char *p) {
+  for (size_t i = 0; p[i]; i++) {
+    if (p[i] == '\\' && p[i + 1]) { i++; continue; }
+    if (p[i] == '(' && p[i + 1] != '/') return 1;
+  }
+  return 0;
+}
 static answer *before; /* [probes * PROBE_METHODS] */
 static size_t before_cap;
 
@@ -110,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (ilk_router_new(&r, flags) != ILK_OK) abort();
   snapshot(r, probes, nprobes);
   uint32_t issued = 0;
+  int constrained = 0;   /* whether a pattern accepted may have had a constraint */
   for (size_t i = 0; i < npatterns; i++) {
     const char *p = patterns[i];
     size_t count = ilk_router_route_count(r);
@@ -134,6 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           REQUIRE(ilk_router_route_pattern(r, k, &back) == ILK_OK && back && strcmp(back, q) == 0,
                   "route %u reads back as \"%s\", not \"%s\"", k, SHOWZ(back), SHOWZ(q));
           snapshot(r, probes, nprobes);
+          constrained |= may_constrain(q);
         } else {
           REQUIRE(rc == ILK_EPATTERN || rc == ILK_ECONFLICT || rc == ILK_ELIMIT || (rc == ILK_ENOROUTE && !live),
                   "replacing route %u (live %d) with \"%s\" returned %d (%s)", k, live, SHOWZ(q), rc, ilk_errmsg());
@@ -157,6 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                   (named[i] ? back_name && strcmp(back_name, name) == 0 : back_name == NULL),
               "route %u's name is \"%s\"", id, SHOWZ(back_name));
       snapshot(r, probes, nprobes);
+      constrained |= may_constrain(p);
     } else if (rc == ILK_EPATTERN || rc == ILK_ECONFLICT || rc == ILK_ELIMIT) {
       check_offset(strlen(p), "pattern", p);
       REQUIRE(ilk_router_route_count(r) == count, "refusing \"%s\" (%d) changed the route count", SHOWZ(p), rc);
@@ -169,7 +184,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < nprobes; i++) {
     int cap_choice = (int)(i * 37 % 5);
     size_t cap = cap_choice == 0 ? 0 : cap_choice == 1 ? 3 : cap_choice == 2 ? 16 : 4096;
-    check_doors(&d, r, probes[i].method, probes[i].uri, probes[i].len, cap);
+    int status = check_doors(&d, r, probes[i].method, probes[i].uri, probes[i].len, cap);
+    REQUIRE_TAG("plain-limit", constrained || status != ILK_ELIMIT, "a table without constraints answered ILK_ELIMIT (%s) for \"%s\"",
+                ilk_errmsg(), show(probes[i].uri, probes[i].len));
+    check_explain(r, probes[i].method, probes[i].uri, probes[i].len, &d.single, constrained);
   }
   ilk_router_free(r);
   free(text);

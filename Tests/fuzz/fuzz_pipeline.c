@@ -5,7 +5,8 @@
  * destination and a guard, how many filters, request and response interceptors (global, per
  * route, composed, the logging and status-validating built-ins), a default destination), then
  * pick up to three requests (method and URI); every later byte is read by the next callback that
- * runs, to decide what it does: continue, stop, redirect (to a URI, a malformed one, or a named
+ * runs, to decide what it does: continue (or return what ilk_filter_chain_next gave, another
+ * status, or a value no callback returns), stop, redirect (to a URI, a malformed one, or a named
  * route), abort, retry, fail, call ilk_filter_chain_next twice or not at all, change the request's
  * metadata, parameters and state, change the response, replace or remove itself (guards and the
  * default destination), add a route, resolve again from inside (one level deep). A script that
@@ -169,6 +170,11 @@ static int filter(ilk_request *req, ilk_filter_chain *chain, void *p) {
           "ilk_filter_chain_next returned %d", rc);
   ilk_response *res = ilk_filter_chain_response(chain);
   if (res && next_byte() % 4 == 1) ilk_response_add_header(res, "X-Filter", "after");
+  switch (next_byte() % 4) {
+  case 1: return rc;                                  /* passes on what next gave, as ILK_CONTINUE does */
+  case 2: return rc >= 0 ? (rc + 1) % 10 : rc;        /* a status next did not give: an error (0 continues) */
+  case 3: return rc >= 0 ? 10 + next_byte() : rc;     /* no status at all, or a verb: an error */
+  }
   return ILK_CONTINUE;
 }
 

@@ -62,7 +62,7 @@ cmake_consumer() {
   cat > "$dir/CMakeLists.txt" <<'C'
 cmake_minimum_required(VERSION 3.22)
 project(consumer C)
-find_package(Interlock ${wanted} CONFIG REQUIRED)  # MAJOR.MINOR of the header: 0.2
+find_package(Interlock ${wanted} CONFIG REQUIRED)  # MAJOR.MINOR of the header: 0.3
 get_target_property(location Interlock::interlock IMPORTED_LOCATION)
 message(STATUS "Interlock::interlock: ${location}")
 add_executable(consumer main.c)

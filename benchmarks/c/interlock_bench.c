@@ -127,7 +127,7 @@ static void batch_setup(void) {
 }
 
 static int destination(const ilk_request *req, ilk_response *res, void *u) { (void)req; (void)u; return ilk_response_set_status(res, 200); }
-static int pass_filter(ilk_request *req, ilk_filter_chain *chain, void *u) { (void)u; return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE; }
+static int pass_filter(ilk_request *req, ilk_filter_chain *chain, void *u) { (void)u; return ilk_filter_chain_next(chain, req); }
 static int req_interceptor(ilk_request *req, void *u) { (void)req; (void)u; return ILK_CONTINUE; }
 static int res_interceptor(ilk_request *req, ilk_response *res, void *u) { (void)req; (void)res; (void)u; return ILK_CONTINUE; }
 
@@ -151,7 +151,7 @@ static void resolve_pass(void) {
       size_t count = ilk_request_param_count(req);
       for (size_t i = 0; i < count; i++) {
         const char *name, *value;
-        ilk_request_param_at(req, i, &name, &value);
+        ilk_request_param_at(req, i, &name, NULL, &value, NULL);
         bytes += strlen(name) + strlen(value);
       }
     }

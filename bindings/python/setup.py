@@ -330,5 +330,15 @@ class SdistWithProject(sdist):
 if BUILDING_COMMANDS.intersection(sys.argv[1:]):
     check_can_build()
 
+def package_version() -> str:
+    """The header's ILK_VERSION (the package's version is the library's). Read here, not imported
+    from interlock._native, whose import loads the package and the library."""
+    root = project_root()
+    if root is None:
+        raise SystemExit(f"interlock: the package's version is the header's, and no include/interlock.h is in "
+                         f"{HERE / 'native'} or {HERE.parent.parent}: build from the checkout or its sdist")
+    return header_version(root)
+
+
 setup(cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel, "sdist": SdistWithProject},
-      distclass=BinaryDistribution, ext_modules=speedups())
+      distclass=BinaryDistribution, ext_modules=speedups(), version=package_version())

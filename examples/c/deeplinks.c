@@ -12,7 +12,7 @@ static int show(const ilk_request *req, ilk_response *res, void *userdata) {
   printf("\n");
   for (size_t i = 0; i < ilk_request_param_count(req); i++) {
     const char *name, *value;
-    ilk_request_param_at(req, i, &name, &value);
+    ilk_request_param_at(req, i, &name, NULL, &value, NULL);
     printf("     param %s = \"%s\"\n", name, value);
   }
   for (size_t i = 0; i < ilk_request_query_count(req); i++) {

@@ -25,14 +25,14 @@ static int legacy_links(ilk_request *req, ilk_filter_chain *chain, void *userdat
     ilk_filter_chain_redirect_to_route(chain, "product", names, values, 1);
     return ILK_REDIRECT;
   }
-  return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
+  return ilk_filter_chain_next(chain, req); /* passes on what the rest gave */
 }
 
 /* Filter: maintenance mode stops everything under /admin. */
 static int maintenance(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
   (void)userdata;
   if (strncmp(ilk_request_path(req), "/admin", 6) == 0) return ILK_STOP;
-  return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
+  return ilk_filter_chain_next(chain, req);
 }
 
 static int require_login(const ilk_request *req, void *userdata) {

@@ -25,6 +25,8 @@ final class Unit: @unchecked Sendable {
     let groups: UnsafeMutablePointer<Int32>
     /// The constraints the regex's callouts run.
     let constraints: ConstraintTable
+    /// The mixed segments its callouts run.
+    let mixed: MixedTable
     /// The regex source, for the enumerating variant.
     private let source: [UInt8]
     /// The same regex with a callout after every mark, compiled on first need: it lists every
@@ -54,12 +56,14 @@ final class Unit: @unchecked Sendable {
             for (j, g) in list.enumerated() { groups[1 + i * stride + j] = g }
         }
         constraints = ConstraintTable(emitter.constraints)
+        mixed = MixedTable(emitter.mixed, groups: emitter.mixedGroups)
     }
 
     deinit {
         records.deallocate()
         groups.deallocate()
         constraints.deallocate()
+        mixed.deallocate()
     }
 
     func enumerationCode() throws(InterlockError) -> PCRE2Code {
@@ -99,8 +103,8 @@ final class Dispatch: @unchecked Sendable {
     let capturesEntry: Bool
     /// For a constrained entry: the constraint the segment must match.
     let entryGuard: Constraint?
-    /// For a mixed entry: the segment's regex, which captures its parameters.
-    let entryPattern: SegmentPattern?
+    /// For a mixed entry: the segment's rule, which splits it into its parameters.
+    let entryMixed: MixedSegment?
     let literals: LiteralBuckets
     /// Mixed-segment children, in precedence order.
     let mixed: [CompiledNode]
@@ -117,13 +121,13 @@ final class Dispatch: @unchecked Sendable {
     let parameterRef: NodeRef?
     let terminalRefs: UnsafeMutablePointer<UnitRef>
     let guardRef: ConstraintRef?
-    let patternRef: SegmentPatternRef?
+    let mixedRef: Unmanaged<MixedSegment>?
 
-    init(capturesEntry: Bool, entryGuard: Constraint?, entryPattern: SegmentPattern?, literals: LiteralBuckets,
+    init(capturesEntry: Bool, entryGuard: Constraint?, entryMixed: MixedSegment?, literals: LiteralBuckets,
          mixed: [CompiledNode], constrained: [CompiledNode], parameter: CompiledNode?, terminals: [Unit]) {
         self.capturesEntry = capturesEntry
         self.entryGuard = entryGuard
-        self.entryPattern = entryPattern
+        self.entryMixed = entryMixed
         self.literals = literals
         self.mixed = mixed
         self.constrained = constrained
@@ -138,7 +142,7 @@ final class Dispatch: @unchecked Sendable {
         terminalRefs = .allocate(capacity: max(terminals.count, 1))
         for (i, t) in terminals.enumerated() { (terminalRefs + i).initialize(to: UnitRef(t)) }
         guardRef = entryGuard?.ref
-        patternRef = entryPattern?.ref
+        mixedRef = entryMixed.map { .passUnretained($0) }
         var m = max(literals.maxCaptures, parameter?.maxCaptures ?? 0)
         for c in mixed { m = max(m, c.maxCaptures) }
         for t in terminals { m = max(m, t.code.captureCount) }

@@ -9,26 +9,40 @@ extension Matcher {
     /// Notes the winning leaf and where its parameters' values lie in the subject. `groups`: the
     /// capture groups of those the leaf's regex captured (none for walk units and static paths).
     /// The values are copied out (and decoded) when first read (`copyValues`), not here: most
-    /// lookups' callers read the route and few or none of its values.
-    func record(_ r: UnsafePointer<LeafRecord>, groups: UnsafePointer<Int32>? = nil) {
+    /// lookups' callers read the route and few or none of its values. `mixed`: the unit's mixed
+    /// segments, which a negative entry of `groups` names (see `RegexEmitter.mixedValue`).
+    func record(_ r: UnsafePointer<LeafRecord>, groups: UnsafePointer<Int32>, mixed: UnsafeMutablePointer<MixedRef>?) {
         winner = r
         routeID = r.pointee.routeID
         let count = Int(r.pointee.parameterCount)
         let fromSpans = count - Int(r.pointee.groupCount)
         parameterCount = count
-        // Walked units and static paths capture nothing: their values are the spans, left where
-        // they are (nothing writes them until the next lookup).
-        guard fromSpans < count, let groups else { valuesPlace = .spans; return }
+        guard fromSpans < count else { valuesPlace = .spans; return }
         for i in 0..<fromSpans {
             valueStart[i] = spanStart[i]; valueLength[i] = spanEnd[i] - spanStart[i]
         }
         let ovector = pcre2_get_ovector_pointer_8(matchData)!
         for i in fromSpans..<count {
             let g = Int(groups[i - fromSpans])
+            if g < 0 {
+                // Parameter j of a mixed segment: the first one splits the segment for them all.
+                let v = -g - 1
+                if v & 7 == 0, let mixed { mixedValues(mixed[v >> 3], ovector: ovector, at: i) }
+                continue
+            }
             let s = ovector[2 * g], e = ovector[2 * g + 1]
             (valueStart[i], valueLength[i]) = s == unset ? (0, 0) : (s, e - s)
         }
         valuesPlace = .subject
+    }
+
+    /// Notes the winning leaf of a walked unit or a static path: they capture nothing, so its
+    /// values are the spans, left where they are (nothing writes them until the next lookup).
+    @inline(__always) func record(_ r: UnsafePointer<LeafRecord>) {
+        winner = r
+        routeID = r.pointee.routeID
+        parameterCount = Int(r.pointee.parameterCount)
+        valuesPlace = .spans
     }
 
     /// Where value `i` of the last match lies in the subject (start, length), before `copyValues`.
@@ -75,7 +89,22 @@ extension Matcher {
 
     func calloutHit(_ mark: UnsafePointer<UInt8>?) {
         guard let mark, let unit = enumeratingUnit else { return }
-        noteAllowed(unit.leaves[Matcher.markIndex(mark)].route)
+        noteFitting(unit.leaves[Matcher.markIndex(mark)])
+    }
+
+    /// In an enumeration, a leaf whose path fits (with its scheme, host and port, and the method
+    /// the subject names, if any).
+    func noteFitting(_ leaf: Leaf) {
+        if listing { listed.append(leaf) } else { noteAllowed(leaf.route) }
+    }
+
+    /// `noteFitting` for a walk's leaves, by their records, those that take the subject's method
+    /// (a walk checks the method in Swift, not in a regex). Out of line: walks run it only in an
+    /// enumeration.
+    @inline(never) func noteFitting(_ records: UnsafePointer<LeafRecord>, count: Int) {
+        for i in 0..<count where records[i].accepts(method: methodWord, subject + methodStart, methodLength) {
+            noteFitting(Leaf(route: records[i].route.takeUnretainedValue(), names: records[i].names.takeUnretainedValue()))
+        }
     }
 
     /// In the method-not-allowed pass: `route`'s path fits, so its method is allowed.

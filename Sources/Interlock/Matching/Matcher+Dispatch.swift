@@ -66,10 +66,10 @@ extension Matcher {
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {
                     guard segmentEnd > p + 1 else { return false }
-                    if let pattern = d.patternRef {
-                        guard try captures(pattern, from: p + 1, to: segmentEnd) else { return false }
+                    if let mixed = d.mixedRef {
+                        guard try captures(mixed, from: p + 1, to: segmentEnd) else { return false }
                         if try dispatch(d, at: segmentEnd) { return true }
-                        spanCount -= pattern.parameterCount
+                        spanCount -= mixed._withUnsafeGuaranteedRef { $0.parameterCount }
                         return false
                     }
                     if let g = d.guardRef, try !holds(g, from: p + 1, to: segmentEnd) { return false }

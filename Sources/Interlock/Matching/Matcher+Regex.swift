@@ -18,7 +18,7 @@ extension Matcher {
     }
 
     /// The error for a regex that stopped with `rc`: the constraint that ran out, if one did.
-    @inline(never) private func stopped(_ rc: Int32) -> InterlockError {
+    @inline(never) func stopped(_ rc: Int32) -> InterlockError {
         defer { stoppedConstraint = nil }
         guard let (c, code) = stoppedConstraint else {
             return InterlockError(.limit, "matching stopped: " + PCRE2Code.message(rc))
@@ -31,7 +31,10 @@ extension Matcher {
 
     /// Runs a constraint on the segment from `start` to `end` alone: PCRE2's code (a match, no
     /// match, or the error that stopped it, noted in `stoppedConstraint` for `stopped`).
-    @inline(__always) private func constraintCode(_ c: ConstraintRef, from start: Int, to end: Int) -> Int32 {
+    @inline(__always) func constraintCode(_ c: ConstraintRef, from start: Int, to end: Int) -> Int32 {
+        #if DEBUG
+        constraintRuns += 1
+        #endif
         let rc = c.jitted
             ? pcre2_jit_match_8(c.raw, subject + start, end - start, 0, 0, constraintData, constraintContext)
             : pcre2_match_8(c.raw, subject + start, end - start, 0, 0, constraintData, constraintContext)
@@ -58,25 +61,9 @@ extension Matcher {
         return rc == PCRE2_ERROR_NOMATCH ? 1 : rc
     }
 
-    /// Runs a mixed segment's regex on the segment from `start` to `end` alone; if it matches,
-    /// pushes its parameters' spans.
-    func captures(_ pattern: SegmentPatternRef, from start: Int, to end: Int) throws(InterlockError) -> Bool {
-        runningConstraints = pattern.constraints
-        let rc = pattern.jitted
-            ? pcre2_jit_match_8(pattern.raw, subject, end, start, 0, matchData, matchContext)
-            : pcre2_match_8(pattern.raw, subject, end, start, 0, matchData, matchContext)
-        if rc == PCRE2_ERROR_NOMATCH { return false }
-        if rc < 0 { throw stopped(rc) }
-        guard let ovector = pcre2_get_ovector_pointer_8(matchData) else { return false }
-        for i in 1...pattern.parameterCount {
-            spanStart[spanCount] = ovector[2 * i]; spanEnd[spanCount] = ovector[2 * i + 1]
-            spanCount += 1
-        }
-        return true
-    }
-
     func run(_ u: UnitRef, at p: Int) throws(InterlockError) -> Bool {
         runningConstraints = u.constraints
+        runningMixed = u.mixed
         if enumerating {
             let unit = u.unit.takeUnretainedValue()
             enumeratingUnit = unit
@@ -85,7 +72,7 @@ extension Matcher {
         guard try run(raw: u.raw, jitted: u.jitted, at: p) else { return false }
         guard let mark = pcre2_get_mark_8(matchData) else { return false }
         let i = Matcher.markIndex(mark)
-        record(u.records + i, groups: u.groups + 1 + i * Int(u.groups[0]))
+        record(u.records + i, groups: u.groups + 1 + i * Int(u.groups[0]), mixed: u.mixed)
         return true
     }
 
@@ -102,6 +89,10 @@ let matcherCallout: @convention(c) (UnsafeMutablePointer<pcre2_callout_block_8>?
     guard let block, let data else { return 1 }
     let matcher = Unmanaged<Matcher>.fromUnretained(data).takeUnretainedValue()
     if let text = block.pointee.callout_string {
+        if text[0] == 0x6D {    // "m": a mixed segment, from here
+            let at = Int(block.pointee.current_position)
+            return matcher.mixedCallout(RegexEmitter.constraintIndex(text + 1, Int(block.pointee.callout_string_length) - 1).0, at: at)
+        }
         let (index, group) = RegexEmitter.constraintIndex(text, Int(block.pointee.callout_string_length))
         let at = Int(block.pointee.current_position)
         guard let group else { return matcher.constraintCallout(index, from: at, to: matcher.segmentEnd(after: at - 1)) }

@@ -15,17 +15,17 @@ extension Matcher {
         let nodes = u.nodes, slots = u.slots, edges = u.edges, keys = u.keyBytes
         let fold = u.caseInsensitive
         let method = methodWord, methodBytes = subject + methodStart, methodLength = self.methodLength
+        // Locals: the call that notes leaves in an enumeration could, for all the compiler knows,
+        // change the properties, which it would then read again at every step.
+        let subject = self.subject, segmentEnds = self.segmentEnds
         var n = 0, p = start
         var choices = 0
         while true {
             let node = nodes + n
             if subject[p] == newline {
                 let first = Int(node.pointee.firstLeaf)
-                for i in first..<(first + Int(node.pointee.leafCount)) {
-                    if enumerating {
-                        noteAllowed(u.records[i].route.takeUnretainedValue())
-                        continue
-                    }
+                if enumerating { noteFitting(u.records + first, count: Int(node.pointee.leafCount)) }
+                for i in first..<(enumerating ? first : first + Int(node.pointee.leafCount)) {
                     let leaf = u.records + i
                     if !leaf.pointee.accepts(method: method, methodBytes, methodLength) { continue }
                     record(leaf)
@@ -34,14 +34,14 @@ extension Matcher {
                 if node.pointee.leafCount > 0 { pathFitted = true }
             } else {
                 let segment = p + 1
-                let end = segmentEnd(after: p)
+                let end = Int(segmentEnds[p])
                 let length = end - segment
                 var next = -1
                 if node.pointee.edgeCount == 1 {
                     // One literal child (most nodes deep in a table): compared directly, no hash.
                     let edge = edges + Int(node.pointee.firstEdge)
                     if Int(edge.pointee.keyLength) == length,
-                       length == 0 || sameKey(keys + Int(edge.pointee.keyStart), segment, length, fold) {
+                       length == 0 || sameKey(keys + Int(edge.pointee.keyStart), subject + segment, length, fold) {
                         next = Int(edge.pointee.target)
                     }
                 } else if node.pointee.edgeCount > 0 {
@@ -53,7 +53,7 @@ extension Matcher {
                         if e < 0 { break }
                         let edge = edges + e
                         if Int(edge.pointee.keyLength) == length,
-                           length == 0 || sameKey(keys + Int(edge.pointee.keyStart), segment, length, fold) {
+                           length == 0 || sameKey(keys + Int(edge.pointee.keyStart), subject + segment, length, fold) {
                             next = Int(edge.pointee.target)
                             break   // literal siblings differ: no other can match
                         }
@@ -76,7 +76,7 @@ extension Matcher {
             guard choices > 0 else { return false }   // spans pushed stay: `dispatch` resets them
             choices -= 1
             let at = choiceAt[choices]
-            let end = segmentEnd(after: at)
+            let end = Int(segmentEnds[at])
             spanCount = choiceSpans[choices]
             spanStart[spanCount] = at + 1; spanEnd[spanCount] = end
             spanCount += 1
@@ -108,7 +108,7 @@ extension Matcher {
     }
 
     /// Segments are short: compared here rather than by a call to memcmp.
-    @inline(__always) private func sameKey(_ key: UnsafePointer<UInt8>, _ at: Int, _ n: Int, _ fold: Bool) -> Bool {
-        fold ? sameBytesFolded(key, subject + at, n) : sameBytes(key, subject + at, n)
+    @inline(__always) private func sameKey(_ key: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, _ n: Int, _ fold: Bool) -> Bool {
+        fold ? sameBytesFolded(key, s, n) : sameBytes(key, s, n)
     }
 }

@@ -185,11 +185,23 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var enumerating = false
+    /// While `fittingLeaves` runs: the enumeration lists every leaf it reaches in `listed`.
+    var listing = false
+    var listed: [Leaf] = []
     /// The constraints of the unit being run, for its callouts.
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
     #endif
     var runningConstraints: UnsafeMutablePointer<ConstraintRef>? = nil
+    /// The mixed segments of the unit being run, for its callouts.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
+    var runningMixed: UnsafeMutablePointer<MixedRef>? = nil
+    #if DEBUG
+    /// Constraint runs since the matcher was made: tests bound a lookup's work by it.
+    var constraintRuns = 0
+    #endif
     /// The constraint that stopped the last regex, and its error.
     var stoppedConstraint: (Unmanaged<Constraint>, Int32)? = nil
     /// The match limit the contexts have (see `Router.matchLimit`).
@@ -267,15 +279,20 @@ public final class Matcher {
         let held = probesStatic ? wholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) : .unknown
         if held == .matched { return .matched }
         return try match(router, uri: uri, held: held) { (subject) throws(InterlockError) -> Int in
-            guard let method, !method.isEmpty else { return 0 }     // "" is any method, as nil
-            guard method.count <= maximumMethodLength else { throw Matcher.methodTooLong() }
-            var i = 0
-            while i < method.count {
-                try Matcher.copyMethodByte(method[i], to: subject, at: i)
-                i += 1
-            }
-            return i
+            try Matcher.copyMethod(method, to: subject)
         }
+    }
+
+    /// Checks `method` and copies it to `subject`; returns its length (0 for none: nil or "").
+    @inline(__always) static func copyMethod(_ method: UnsafeRawBufferPointer?, to subject: UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int {
+        guard let method, !method.isEmpty else { return 0 }     // "" is any method, as nil
+        guard method.count <= maximumMethodLength else { throw Matcher.methodTooLong() }
+        var i = 0
+        while i < method.count {
+            try Matcher.copyMethodByte(method[i], to: subject, at: i)
+            i += 1
+        }
+        return i
     }
 
     /// `match(_:method:uri:)` with the method as a NUL-terminated string: its bytes are checked
@@ -316,44 +333,9 @@ public final class Matcher {
         _ router: Router, uri: UnsafeRawBufferPointer, held: StaticHold,
         copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
     ) throws(InterlockError) -> MatchOutcome {
-        winner = nil
-        routeID = 0
-        parameterCount = 0
-        pathFitted = false
-        if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
-        if !isCurrent(router) { try refresh(router) }
-        guard tableRoot != nil else { return .notFound }
-        if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
-            subject.deallocate(); decoded.deallocate(); segmentEnds.deallocate()
-            subjectCapacity = Matcher.subjectBytes(uri.count)
-            subject = .allocate(capacity: subjectCapacity)
-            decoded = .allocate(capacity: subjectCapacity)
-            segmentEnds = .allocate(capacity: subjectCapacity)
-        }
-        let taken = probesStatic ? try takeStaticPath(uri, held: held) : false
-        if !taken { try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans, segmentEnds: segmentEnds) }
-
-        // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free, and,
-        // after a host, "\n" and the port (the URI's, or its scheme's default).
-        let subject = self.subject   // a local: stores through it need not reload the property
-        var n = spans.pathLength
-        subject[n] = newline; n += 1
-        let methodStart = n
-        n += try copyMethod(subject + n)
-        let methodLength = n - methodStart
-        self.methodStart = methodStart
-        self.methodLength = methodLength
-        methodWord = MethodWord.at(subject + methodStart, methodLength)
-        subject[n] = newline; n += 1
-        let schemeStart = n, schemeLength: Int, hostStart: Int, hostEnd: Int
-        if spans.scheme == nil && spans.host == nil {     // a path: both empty
-            subject[n] = newline; n += 1
-            schemeLength = 0; hostStart = n; hostEnd = n
-        } else {
-            (schemeLength, hostEnd, n) = writeSchemeAndHost(uri, at: n)
-            hostStart = schemeStart + schemeLength + 1
-        }
-        subjectLength = n
+        guard try begin(router) else { return .notFound }
+        let (methodStart, methodLength, schemeStart, schemeLength, hostStart, hostEnd) =
+            try writeSubject(uri, held: held, copyMethod: copyMethod)
 
         if probesStatic && matchStaticPath(method: methodStart..<(methodStart + methodLength),
                                            scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<hostEnd) {
@@ -385,7 +367,59 @@ public final class Matcher {
         return allowedCount == 0 ? .notFound : .methodNotAllowed
     }
 
-    /// Writes the URI's scheme, "\n" and host at `n` in the subject, lower-cased, and after a host
+    /// A lookup's start: forgets the last answer and takes the router's current table; false
+    /// when the table is empty.
+    @inline(__always) func begin(_ router: Router) throws(InterlockError) -> Bool {
+        winner = nil
+        routeID = 0
+        parameterCount = 0
+        pathFitted = false
+        if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
+        if !isCurrent(router) { try refresh(router) }
+        return tableRoot != nil
+    }
+
+    /// Parses the URI (`held`: what the all-literal shortcut found out) and writes the subject,
+    /// the path then its tail, the method by `copyMethod`. Returns where the method (start,
+    /// length), scheme (start, length) and host (start, end) lie in the subject.
+    @inline(__always) func writeSubject(
+        _ uri: UnsafeRawBufferPointer, held: StaticHold, copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
+    ) throws(InterlockError) -> (Int, Int, Int, Int, Int, Int) {
+        if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
+            subject.deallocate(); decoded.deallocate(); segmentEnds.deallocate()
+            subjectCapacity = Matcher.subjectBytes(uri.count)
+            subject = .allocate(capacity: subjectCapacity)
+            decoded = .allocate(capacity: subjectCapacity)
+            segmentEnds = .allocate(capacity: subjectCapacity)
+        }
+        let taken = probesStatic ? try takeStaticPath(uri, held: held) : false
+        if !taken { try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans, segmentEnds: segmentEnds) }
+
+        // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free, and,
+        // after a host, "\n" and the port (the URI's, or its scheme's default).
+        let subject = self.subject   // a local: stores through it need not reload the property
+        var n = spans.pathLength
+        subject[n] = newline; n += 1
+        let methodStart = n
+        n += try copyMethod(subject + n)
+        let methodLength = n - methodStart
+        self.methodStart = methodStart
+        self.methodLength = methodLength
+        methodWord = MethodWord.at(subject + methodStart, methodLength)
+        subject[n] = newline; n += 1
+        let schemeStart = n, schemeLength: Int, hostStart: Int, hostEnd: Int
+        if spans.scheme == nil && spans.host == nil {     // a path: both empty
+            subject[n] = newline; n += 1
+            schemeLength = 0; hostStart = n; hostEnd = n
+        } else {
+            (schemeLength, hostEnd, n) = writeSchemeAndHost(uri, at: n)
+            hostStart = schemeStart + schemeLength + 1
+        }
+        subjectLength = n
+        return (methodStart, methodLength, schemeStart, schemeLength, hostStart, hostEnd)
+    }
+
+    /// Writes the URI's scheme, "\n" and host at `n` in the subject, normalized, and after a host
     /// "\n" and its port; returns the scheme's length, where the host ends and where the tail
     /// ends. Out of line: most lookups are of bare paths.
     @inline(never) private func writeSchemeAndHost(_ uri: UnsafeRawBufferPointer, at start: Int) -> (Int, Int, Int) {
@@ -394,7 +428,11 @@ public final class Matcher {
         let schemeLength = n - start
         subject[n] = newline; n += 1
         guard let h = spans.host else { return (schemeLength, n, n) }
-        for i in h { subject[n] = lowercased(uri[i]); n += 1 }
+        if spans.hostIsPlain {
+            for i in h { subject[n] = lowercased(uri[i]); n += 1 }
+        } else {
+            n += URIParser.writeHost(uri, spans, into: subject + n)
+        }
         let hostEnd = n
         subject[n] = newline; n += 1
         n = writePort(uri, scheme: start..<(start + schemeLength), at: n)

@@ -15,11 +15,13 @@ struct UnitRef {
     let groups: UnsafePointer<Int32>
     /// The constraints its callouts run (nil when it has none).
     let constraints: UnsafeMutablePointer<ConstraintRef>?
+    /// The mixed segments its callouts run (nil when it has none).
+    let mixed: UnsafeMutablePointer<MixedRef>?
     let unit: Unmanaged<Unit>
 
     init(_ u: Unit) {
         raw = u.raw; jitted = u.jitted; records = u.records; groups = UnsafePointer(u.groups)
-        constraints = u.constraints.refs; unit = .passUnretained(u)
+        constraints = u.constraints.refs; mixed = u.mixed.refs; unit = .passUnretained(u)
     }
 }
 

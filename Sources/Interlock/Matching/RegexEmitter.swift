@@ -14,10 +14,9 @@
 //   constrained  /(?C"i")([^/\n]++)
 //                the callout runs the unit's constraint i on the segment alone (see Constraint.swift)
 //   catch-all    (?:/([^\n]*+))?
-//   mixed        /(?>text([^/\n]+?)text([^/\n]+?)(?C"i:g")...(?=[/\n]))   (":a" lazy: as few bytes as
-//                let the rest of the segment match, the first such split kept; a constrained one's
-//                callout runs constraint i on capture g alone)
-//                /text([^\n]*+)                               (a catch-all after text)
+//   mixed        /(?C"mI")([^/\n]++)     the callout runs the unit's mixed segment I (MixedSegment.swift)
+//                /(?C"mI")([^\n]*+)      on the segment; the group takes it whole (with a catch-all
+//                                        after text, the rest of the path), split when values are read
 
 struct RegexEmitter {
     let caseInsensitive: Bool
@@ -27,6 +26,9 @@ struct RegexEmitter {
     var groups: [[Int32]] = []
     /// The constraints the unit's callouts name, in order.
     var constraints: [Constraint] = []
+    /// The mixed segments the unit's callouts name, in order, and the group taking each.
+    var mixed: [MixedSegment] = []
+    var mixedGroups: [Int32] = []
     /// The pattern of a route under the node being emitted, for naming its constraint.
     private var owner = ""
 
@@ -72,39 +74,16 @@ struct RegexEmitter {
             captured.append(group)
             return (group + 1, captured)
         case .mixed(let pieces):
+            // The rule runs in Swift (see MixedSegment.swift): the regex only takes the segment.
+            let segment = try MixedSegment(pieces, caseInsensitive: caseInsensitive, route: owner)
             out.append(slash)
-            // Within its segment, atomic: the first way of splitting the segment among its
-            // parameters is the one kept, so a failure further on does not try every other way.
-            let segmentOnly = pieces.last != .catchAll
-            if segmentOnly { put("(?>") }
-            let next = try emitMixed(pieces, group: group)
-            if segmentOnly { put("(?=[/\\n]))") }
-            captured += Array(group..<next)
-            return (next, captured)
+            put(RegexEmitter.mixedCallout(mixed.count))
+            put(segment.endsWithCatchAll ? "([^\\n]*+)" : "([^/\\n]++)")
+            for j in 0..<segment.parameterCount { captured.append(RegexEmitter.mixedValue(mixed.count, j)) }
+            mixed.append(segment)
+            mixedGroups.append(group)
+            return (group + 1, captured)
         }
-    }
-
-    /// Emits a mixed segment's pieces (without its "/"), capturing its parameters from `group`;
-    /// returns the next free group number.
-    mutating func emitMixed(_ pieces: [TreeNode.MixedPiece], group: Int32) throws(InterlockError) -> Int32 {
-        var group = group
-        for piece in pieces {
-            switch piece {
-            case .text(let t):
-                putEscaped(t)
-            case .parameter(let constraint):
-                put("([^/\\n]+?)")
-                if let c = constraint {
-                    put(RegexEmitter.constraintCallout(constraints.count, group: Int(group)))
-                    constraints.append(try Constraint(c, route: owner))
-                }
-                group += 1
-            case .catchAll:
-                put("([^\\n]*+)")
-                group += 1
-            }
-        }
-        return group
     }
 
     /// Names the route whose constraints the next entries emit (for the error of one that stops).

@@ -53,9 +53,9 @@ struct TableCompiler {
         if entryGuard == nil, case .constrained(let c) = node.entry {
             entryGuard = try Constraint(c, route: RegexEmitter.firstRoute(node))
         }
-        var entryPattern = previous?.entryPattern
-        if entryPattern == nil, case .mixed(let pieces) = node.entry {
-            entryPattern = try SegmentPattern(pieces, caseInsensitive: caseInsensitive, route: RegexEmitter.firstRoute(node))
+        var entryMixed = previous?.entryMixed
+        if entryMixed == nil, case .mixed(let pieces) = node.entry {
+            entryMixed = try MixedSegment(pieces, caseInsensitive: caseInsensitive, route: RegexEmitter.firstRoute(node))
         }
         let literals = try literalBuckets(node, previous: previous?.literals)
         var mixed: [CompiledNode] = []
@@ -79,7 +79,7 @@ struct TableCompiler {
         case .parameter, .constrained, .mixed: capturesEntry = true
         default: capturesEntry = false
         }
-        let d = Dispatch(capturesEntry: capturesEntry, entryGuard: entryGuard, entryPattern: entryPattern, literals: literals,
+        let d = Dispatch(capturesEntry: capturesEntry, entryGuard: entryGuard, entryMixed: entryMixed, literals: literals,
                          mixed: mixed, constrained: constrained, parameter: parameter, terminals: terminals)
         node.lastDispatch = d
         return d

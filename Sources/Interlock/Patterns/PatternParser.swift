@@ -102,36 +102,44 @@ struct PatternParser {
             throw InterlockError(.limit, "host is longer than \(maximumOriginLength) bytes", offset: hostStart)
         }
         // An IP literal ("[::1]") is the whole host, as a URI can give it; brackets go nowhere else.
+        // The host is normalized as a URI's is (see `HostName`), so that it names the host a URI
+        // spelling it otherwise names: its trailing dot dropped, escapes decoded, case folded.
         var nameEnd = pos
+        var host: [UInt8] = []
         if bytes[hostStart] == 0x5B {
             guard let close = bytes[hostStart..<pos].firstIndex(of: 0x5D) else {
                 throw fail("unterminated IP literal in host", hostStart)
             }
-            for i in (hostStart + 1)..<close where !(isUnreserved(bytes[i]) || bytes[i] == 0x3A) {
-                throw fail("invalid character in IP literal", i)
-            }
-            guard close > hostStart + 1 else { throw fail("empty IP literal in host", hostStart) }
             nameEnd = close + 1
             if nameEnd < pos, bytes[nameEnd] != 0x3A { throw fail("an IP literal is the whole host", nameEnd) }
+            host = try withBytes(bytes) { (b) throws(InterlockError) in
+                try HostName.checkLiteral(b, hostStart..<nameEnd, code: .pattern)
+                return [UInt8](unsafeUninitializedCapacity: nameEnd - hostStart + HostName.growth) { buffer, count in
+                    count = buffer.baseAddress.map { HostName.writeLiteral(b, hostStart..<nameEnd, into: $0) } ?? 0
+                }
+            }
         } else {
             nameEnd = bytes[hostStart..<pos].firstIndex(of: 0x3A) ?? pos
-            // Labels: "*" only as a whole first label (a wildcard of one or more labels), none empty.
-            var labelStart = hostStart
-            for i in hostStart...nameEnd {
-                if i < nameEnd && bytes[i] != 0x2E {
-                    let c = bytes[i]
-                    if c == 0x2A {
-                        guard i == hostStart, i + 1 < nameEnd, bytes[i + 1] == 0x2E else {
-                            throw fail("'*' in a host must be a whole first label ('*.example.com')", i)
-                        }
-                    } else if !isUnreserved(c) {
-                        throw fail("invalid character in host", i)
-                    }
-                    continue
+            // "*" only as a whole first label (a wildcard of one or more labels).
+            let wildcard = bytes[hostStart] == 0x2A
+            let nameStart = wildcard ? hostStart + 2 : hostStart
+            for i in hostStart..<nameEnd where bytes[i] == 0x2A {
+                guard i == hostStart, i + 2 < nameEnd, bytes[i + 1] == 0x2E else {
+                    throw fail("'*' in a host must be a whole first label ('*.example.com')", i)
                 }
-                if i == labelStart { throw fail("empty label in host", i) }
-                labelStart = i + 1
             }
+            host = try withBytes(bytes) { (b) throws(InterlockError) in
+                let (kept, _) = try HostName.checkName(b, nameStart..<nameEnd, subDelims: false, code: .pattern)
+                // A name ending in a number is an IPv4 address: whole, never a wildcard's suffix.
+                let address = try HostName.ipv4(b, kept, code: .pattern)
+                if wildcard && address != nil {
+                    throw fail("a wildcard host's suffix cannot end in a number (an IPv4 address)", nameStart)
+                }
+                return [UInt8](unsafeUninitializedCapacity: kept.count + HostName.growth) { buffer, count in
+                    count = buffer.baseAddress.map { HostName.writeName(b, kept, into: $0) } ?? 0
+                }
+            }
+            if wildcard { host = [0x2A, 0x2E] + host }
         }
         var port: Int? = nil
         if nameEnd < pos {      // ":" then the port
@@ -142,7 +150,7 @@ struct PatternParser {
             }
             port = value
         }
-        return (scheme.string, bytes[hostStart..<nameEnd].map(lowercased).string, port)
+        return (scheme.string, host.string, port)
     }
 
     /// Parses items up to `closing` (the offset of the "(" it closes) or the end.

@@ -30,7 +30,8 @@ public enum PatternSegment: Hashable, Sendable {
 public enum SegmentPiece: Hashable, Sendable {
     /// Literal text, as normalized path bytes (as ``PatternSegment/literal(_:)``).
     case text([UInt8])
-    /// `:name` or `:name(REGEX)`: at least one byte, as few as let the rest of the segment match.
+    /// `:name` or `:name(REGEX)`: at least one byte, ending at the first occurrence of the text
+    /// after it (the segment's last text ends the segment); the constraint judges that split.
     case parameter(name: String, constraint: String?)
     /// `*name` or `*`: the rest of the path, after the text before it.
     case catchAll(name: String)
@@ -64,16 +65,20 @@ public struct RoutePattern: Sendable, Equatable {
     /// segments) and parses its source again when asked, which saves hundreds of bytes a route.
     private let storedVariants: [[PatternSegment]]?
     private let strictSlash: Bool
+    /// Whether optional parts give it more than one path shape (kept when the variants are not).
+    let hasOptionalParts: Bool
 
     init(source: String, method: String?, scheme: String?, host: String?, port: Int?, variants: [[PatternSegment]],
          parameterNames: [String], strictSlash: Bool) {
         self.source = source; self.method = method; self.scheme = scheme; self.host = host; self.port = port
         self.storedVariants = variants; self.parameterNames = parameterNames; self.strictSlash = strictSlash
+        hasOptionalParts = variants.count > 1
     }
 
     private init(slimming p: RoutePattern, parameterNames: [String]) {
         source = p.source; method = p.method; scheme = p.scheme; host = p.host; port = p.port
         self.parameterNames = parameterNames; storedVariants = nil; strictSlash = p.strictSlash
+        hasOptionalParts = p.hasOptionalParts
     }
 
     /// Every path shape the pattern matches: one per combination of its optional parts.

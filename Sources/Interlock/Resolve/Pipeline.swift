@@ -173,7 +173,9 @@ final class PipelineRun: @unchecked Sendable {
             do {
                 created = try withBytes(uri) { (u) throws(InterlockError) in try create(u, on: router) }
             } catch {
-                return finish(.error("redirect to '\(uri)': \(error)"), request, Response())
+                let why = "redirect to '\(uri)': \(error)"
+                log.ran(.redirect, uri: uri, "error: \(why)")
+                return finish(.error(why), request, Response())
             }
             (status, request, response) = attempts(consume created)
         }
@@ -288,7 +290,7 @@ final class PipelineRun: @unchecked Sendable {
             let decision = if case .stop = result { "stop" } else { "redirect" }
             log.ran(.filter, .filter(index), "error: \(decision) after next")
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next and then returned \(decision); "
-                                 + "a filter that calls next must return what it gave")
+                                 + "a filter that calls next passes on what it gave (the destination already ran)")
         }
         switch result {
         case .proceed(let downstream):
@@ -300,7 +302,11 @@ final class PipelineRun: @unchecked Sendable {
             log.ran(.filter, .filter(index), "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())
         case .redirectToRoute(let name, let parameters):
-            let uri = try router.url(for: name, parameters: parameters)
+            let uri: String
+            do { uri = try router.url(for: name, parameters: parameters) } catch {
+                log.ran(.filter, .filter(index), "error: \(message(error))")     // it ran: the trace says so
+                throw error
+            }
             log.ran(.filter, .filter(index), "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())
         }

@@ -50,9 +50,9 @@ public struct Request: @unchecked Sendable {
     }
 
     /// The header, then the URI's parts as the matcher saw them: the URI, the normalized path,
-    /// then the decoded parameter values, each followed by a NUL byte (a value never holds one).
-    /// One allocation for both (a `ManagedBuffer`'s elements follow its header), copied only when
-    /// a callback changes the request.
+    /// the normalized host when it is not the URI's bytes lower-cased, then the decoded parameter
+    /// values, each followed by a NUL byte (a value never holds one). One allocation for both (a
+    /// `ManagedBuffer`'s elements follow its header), copied only when a callback changes the request.
     final class Storage: ManagedBuffer<Header, UInt8> {
         /// A storage of `header.count` bytes, which `fill` writes.
         static func make(_ header: Header, fill: (UnsafeMutablePointer<UInt8>) -> Void) -> Storage {
@@ -258,7 +258,8 @@ public struct Request: @unchecked Sendable {
         get { storage.scheme }
         set { changing.header.fields!.scheme = newValue }
     }
-    /// The host, lower-cased (only http, https, ws and wss have one), or nil.
+    /// The host, normalized (lower-cased, escapes decoded, a trailing dot dropped, an IPv6
+    /// literal as RFC 5952 writes it; only http, https, ws and wss have one), or nil.
     public var host: String? {
         get { storage.host }
         set { changing.header.fields!.host = newValue }

@@ -26,16 +26,21 @@ extension Matcher {
                  sharingStateWith resolve: Request?) -> Request {
         let pathLength = spans.pathLength
         let count = matched ? parameterCount : 0
-        var total = bytes.count + pathLength
+        // A host that is more than its bytes lower-cased is kept normalized after the path.
+        let host = spans.hostIsPlain ? nil : URIParser.normalizedHost(bytes, spans)
+        let hostStart = bytes.count + pathLength
+        let values = hostStart + (host?.count ?? 0)
+        var total = values
         for i in 0..<count { total += parameterValueBytes(i).1 + 1 }
-        let values = bytes.count + pathLength
         let uriEnd = bytes.count
         return Request(count: total, path: uriEnd..<(uriEnd + pathLength),
-                       scheme: spans.scheme, host: spans.host, port: spans.port, query: spans.query, fragment: spans.fragment,
+                       scheme: spans.scheme, host: host.map { hostStart..<(hostStart + $0.count) } ?? spans.host,
+                       port: spans.port, query: spans.query, fragment: spans.fragment,
                        names: count > 0 ? names : nil, values: values,
                        method: method, route: matched ? route : nil, data: data, sharingStateWith: resolve) { base in
             if let b = bytes.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: b, byteCount: bytes.count) }
             if pathLength > 0 { (base + bytes.count).initialize(from: pathBytes.baseAddress!, count: pathLength) }
+            if let host { for (k, c) in host.enumerated() { base[hostStart + k] = c } }
             var o = values
             for i in 0..<count {
                 let (v, n) = parameterValueBytes(i)

@@ -11,7 +11,8 @@ public enum Stage: String, Sendable {
     /// interface gives ("request-interceptor" for `requestInterceptor`).
     case match, requestInterceptor = "request-interceptor", filter, `guard`, destination
     /// `responseInterceptor`: a stage that ran on the response; `redirect` and `retry`: a redirect
-    /// the resolve followed and a retry it ran (or refused past its limit). The raw value is the
+    /// the resolve followed and a retry it ran (or refused past its limit; a redirect whose URI
+    /// does not parse, with the error). The raw value is the
     /// name the C interface gives ("response-interceptor" for `responseInterceptor`).
     case responseInterceptor = "response-interceptor", redirect, retry
 }

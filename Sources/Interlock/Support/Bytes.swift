@@ -87,6 +87,21 @@ struct UTF8Validator {
         if needed == 0 { sequenceStart = offset }
         return feed(b)
     }
+
+    /// Whether the sequence being checked began with an escape.
+    private var escapedSequence = false
+
+    /// `feed(_:at:)` for a URI, where a sequence must be all bytes or all escapes: a byte and
+    /// escapes together ("\u{DB}%8F") decode to UTF-8, but the URI is not UTF-8 text.
+    @inline(__always) mutating func feed(_ b: UInt8, at offset: Int, escaped: Bool) -> Bool {
+        if needed == 0 {
+            sequenceStart = offset
+            escapedSequence = escaped
+        } else if escaped != escapedSequence {
+            return false
+        }
+        return feed(b)
+    }
 }
 
 /// Decodes percent-escapes (and, for query strings, "+" as a space) of already validated bytes.

@@ -16,6 +16,10 @@ struct URISpans {
     var port: Range<Int>? = nil
     var query: Range<Int>? = nil
     var fragment: Range<Int>? = nil
+    /// Whether the host's normalized form is its bytes lower-cased (no escape, no IP literal, no
+    /// IPv4 address spelt otherwise than in dotted decimal);
+    /// else `URIParser.writeHost` writes it. `host` leaves out a trailing dot either way.
+    var hostIsPlain = true
     /// Length of the normalized path written to the output buffer.
     var pathLength = 0
     /// Whether the normalized path may hold escapes ("%XX"); false when it is plain bytes.
@@ -186,16 +190,27 @@ enum URIParser {
         }
     }
 
+    /// Checks the authority from `start` (after "//") and notes where its host and port are;
+    /// returns where it ends (at "/", "?", "#" or the end).
     private static func parseAuthority(
         _ input: UnsafeRawBufferPointer, from start: Int, into spans: inout URISpans
     ) throws(InterlockError) -> Int {
         let n = input.count
         var end = start
-        while end < n, input[end] != slash, input[end] != 0x3F, input[end] != 0x23 { end += 1 }
+        var at = -1                 // the last "@", which ends the user info
+        while end < n {
+            let c = input[end]
+            if c == slash || c == 0x3F || c == 0x23 { break }
+            if c == 0x40 { at = end }
+            end += 1
+        }
         var hostStart = start
-        // userinfo "@" is dropped: it never takes part in routing.
-        var k = start
-        while k < end { if input[k] == 0x40 { hostStart = k + 1 }; k += 1 }
+        if at >= 0 {
+            // The user info never takes part in routing, but it is part of the URI a request
+            // keeps (and logs): its bytes are held to the rules the query's are.
+            _ = try validateComponent(input, from: start, to: at, stopAtHash: false, what: "user info")
+            hostStart = at + 1
+        }
         var hostEnd = end
         if hostStart < end, input[hostStart] == 0x5B {  // IP literal "[...]"
             var close = hostStart
@@ -227,25 +242,37 @@ enum URIParser {
             }
         }
         if hostStart == hostEnd { throw InterlockError(.uri, "URI has an empty host", offset: hostStart) }
-        var p = hostStart
-        while p < hostEnd {
-            let c = input[p]
-            if c == percent {
-                guard p + 2 < hostEnd, hexValue(input[p + 1]) != nil, hexValue(input[p + 2]) != nil else {
-                    throw InterlockError(.uri, "bad percent-escape in host", offset: p)
-                }
-                p += 3
-                continue
+        if input[hostStart] == 0x5B {
+            try HostName.checkLiteral(input, hostStart..<hostEnd, code: .uri)
+            spans.host = hostStart..<hostEnd
+            spans.hostIsPlain = false
+        } else {
+            let (kept, escaped) = try HostName.checkName(input, hostStart..<hostEnd, subDelims: true, code: .uri)
+            spans.host = kept
+            if let address = try HostName.ipv4(input, kept, code: .uri) {
+                spans.hostIsPlain = !escaped && HostName.isDotted(address, input, kept)
+            } else {
+                spans.hostIsPlain = !escaped
             }
-            if isUnreserved(c) || isPathChar(c) && c != 0x3A && c != 0x40 || c == 0x5B || c == 0x5D
-                || (c == 0x3A && input[hostStart] == 0x5B) {
-                p += 1
-                continue
-            }
-            throw InterlockError(.uri, "invalid character in host", offset: p)
         }
-        spans.host = hostStart..<hostEnd
         return end
+    }
+
+    /// Writes the host the parse of `input` found (`spans.host`), normalized (see `HostName`), to
+    /// `out`; returns the bytes written, at most `spans.host.count + HostName.growth` (none
+    /// without a host).
+    static func writeHost(_ input: UnsafeRawBufferPointer, _ spans: URISpans, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        guard let h = spans.host, !h.isEmpty else { return 0 }
+        if input[h.lowerBound] == 0x5B { return HostName.writeLiteral(input, h, into: out) }
+        return HostName.writeName(input, h, into: out)
+    }
+
+    /// The host the parse of `input` found, normalized (see `HostName`), or nil for none.
+    static func normalizedHost(_ input: UnsafeRawBufferPointer, _ spans: URISpans) -> [UInt8]? {
+        guard let h = spans.host else { return nil }
+        return [UInt8](unsafeUninitializedCapacity: h.count + HostName.growth) { buffer, count in
+            count = buffer.baseAddress.map { writeHost(input, spans, into: $0) } ?? 0
+        }
     }
 
     /// The common case: a path of ASCII path bytes and single slashes, with no segment starting
@@ -350,13 +377,13 @@ enum URIParser {
                     }
                     let v = h << 4 | l
                     if v == 0 { throw InterlockError(.uri, "percent-escape decodes to NUL", offset: i) }
-                    guard utf8.feed(v, at: i) else { throw InterlockError(.uri, "path is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
+                    guard utf8.feed(v, at: i, escaped: true) else { throw InterlockError(.uri, "path is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
                     emit(v, bare: isUnreserved(v))
                     i += 3
                     continue
                 }
                 if isControl(c) { throw InterlockError(.uri, "control byte in path", offset: i) }
-                guard utf8.feed(c, at: i) else { throw InterlockError(.uri, "path is not valid UTF-8", offset: utf8.sequenceStart) }
+                guard utf8.feed(c, at: i, escaped: false) else { throw InterlockError(.uri, "path is not valid UTF-8", offset: utf8.sequenceStart) }
                 emit(c, bare: isPathChar(c))
                 i += 1
             }
@@ -376,11 +403,12 @@ enum URIParser {
         return i
     }
 
-    /// Checks a query or fragment: well-formed escapes, no control byte, valid UTF-8 once decoded.
+    /// Checks a query, fragment or user info (up to `end`, if given): well-formed escapes, no
+    /// control byte, valid UTF-8 once decoded.
     private static func validateComponent(
-        _ input: UnsafeRawBufferPointer, from start: Int, stopAtHash: Bool, what: StaticString
+        _ input: UnsafeRawBufferPointer, from start: Int, to end: Int? = nil, stopAtHash: Bool, what: StaticString
     ) throws(InterlockError) -> Int {
-        let n = input.count
+        let n = end ?? input.count
         var i = start
         var utf8 = UTF8Validator()
         while i < n {
@@ -392,7 +420,7 @@ enum URIParser {
                 }
                 c = h << 4 | l
                 if c == 0 { throw InterlockError(.uri, "percent-escape decodes to NUL", offset: i) }
-                guard utf8.feed(c, at: i) else { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
+                guard utf8.feed(c, at: i, escaped: true) else { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
                 i += 3
                 continue
             }
@@ -400,7 +428,7 @@ enum URIParser {
             if c == 0x26 || c == 0x3D {  // '&' and '=' end a key or value: no sequence spans them
                 if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
             }
-            guard utf8.feed(c, at: i) else { throw InterlockError(.uri, "\(what) is not valid UTF-8", offset: utf8.sequenceStart) }
+            guard utf8.feed(c, at: i, escaped: false) else { throw InterlockError(.uri, "\(what) is not valid UTF-8", offset: utf8.sequenceStart) }
             i += 1
         }
         if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }

@@ -55,8 +55,6 @@ int ilk_router_explain(ilk_router *router, const char *method, const char *uri, 
 int ilk_match_new(ilk_match **out);
 void ilk_match_free(ilk_match *m);
 int ilk_router_match(ilk_router *router, const char *method, const char *uri, size_t uri_len, ilk_match *m);
-int64_t ilk_router_match_packed(ilk_router *router, const char *method, const char *uri, size_t uri_len, ilk_match *m);
-int ilk_match_set_buffer(ilk_match *m, char *buffer, size_t capacity);
 uint32_t ilk_match_route_id(const ilk_match *m);
 void *ilk_match_route_data(const ilk_match *m);
 const char *ilk_match_pattern(const ilk_match *m);
@@ -65,14 +63,6 @@ int ilk_match_param_at(const ilk_match *m, size_t i, const char **name, size_t *
 int ilk_match_param(const ilk_match *m, const char *name, const char **value, size_t *value_len);
 size_t ilk_match_allowed_count(const ilk_match *m);
 const char *ilk_match_allowed_at(const ilk_match *m, size_t i);
-int ilk_match_batch_new(ilk_match_batch **out);
-void ilk_match_batch_free(ilk_match_batch *batch);
-int ilk_router_match_many(ilk_router *router, const char *method, const char *uris, size_t uris_len, ilk_match_batch *batch);
-size_t ilk_match_batch_count(const ilk_match_batch *batch);
-int ilk_match_batch_arrays(const ilk_match_batch *batch, const int32_t **statuses, const uint32_t **route_ids, const size_t **offsets);
-const char *ilk_match_batch_text(const ilk_match_batch *batch, size_t *len);
-int ilk_match_batch_copy(const ilk_match_batch *batch, void *out, size_t out_len, size_t *needed);
-int ilk_router_match_requests(ilk_router *router, const char *methods, size_t methods_len, const char *uris, size_t uris_len, ilk_match_batch *batch, ilk_match_batch_view *view);
 int ilk_interceptor_new_request(ilk_interceptor **out, const char *name, ilk_request_interceptor_fn fn, void *userdata, ilk_free_fn free_fn);
 int ilk_interceptor_new_response(ilk_interceptor **out, const char *name, ilk_response_interceptor_fn fn, void *userdata, ilk_free_fn free_fn);
 int ilk_interceptor_chain_before(ilk_interceptor **out, const ilk_interceptor *a, const ilk_interceptor *b);
@@ -97,12 +87,11 @@ uint32_t ilk_request_route_id(const ilk_request *request);
 void *ilk_request_route_data(const ilk_request *request);
 const char *ilk_request_pattern(const ilk_request *request);
 size_t ilk_request_param_count(const ilk_request *request);
-int ilk_request_param_at(const ilk_request *request, size_t i, const char **name, const char **value);
+int ilk_request_param_at(const ilk_request *request, size_t i, const char **name, size_t *name_len, const char **value, size_t *value_len);
 const char *ilk_request_param(const ilk_request *request, const char *name);
 size_t ilk_request_query_count(const ilk_request *request);
 int ilk_request_query_at(const ilk_request *request, size_t i, const char **key, const char **value);
 const char *ilk_request_query(const ilk_request *request, const char *key);
-int ilk_request_packed(const ilk_request *request, const char **data, size_t *len);
 const char *ilk_request_metadata(const ilk_request *request, const char *key);
 size_t ilk_request_metadata_count(const ilk_request *request);
 int ilk_request_metadata_at(const ilk_request *request, size_t i, const char **key, const char **value);
@@ -117,7 +106,6 @@ const void *ilk_response_body(const ilk_response *response, size_t *len);
 size_t ilk_response_header_count(const ilk_response *response);
 int ilk_response_header_at(const ilk_response *response, size_t i, const char **name, const char **value);
 int ilk_response_clear_headers(ilk_response *response);
-int ilk_response_copy(const ilk_response *response, void *out, size_t out_len, size_t *needed);
 int ilk_response_set_status(ilk_response *response, int status);
 int ilk_response_set_body(ilk_response *response, const void *body, size_t len);
 int ilk_response_add_header(ilk_response *response, const char *name, const char *value);
@@ -137,15 +125,27 @@ int ilk_result_trace_at(const ilk_result *result, size_t i, const char **stage, 
 const char *ilk_result_state(const ilk_result *result, const char *key);
 size_t ilk_result_allowed_count(const ilk_result *result);
 const char *ilk_result_allowed_at(const ilk_result *result, size_t i);
+void ilk_result_free(ilk_result *result);
+int64_t ilk_router_match_packed(ilk_router *router, const char *method, const char *uri, size_t uri_len, ilk_match *m);
+int ilk_match_set_buffer(ilk_match *m, char *buffer, size_t capacity);
+int ilk_match_batch_new(ilk_match_batch **out);
+void ilk_match_batch_free(ilk_match_batch *batch);
+int ilk_router_match_many(ilk_router *router, const char *method, const char *uris, size_t uris_len, ilk_match_batch *batch);
+size_t ilk_match_batch_count(const ilk_match_batch *batch);
+int ilk_match_batch_arrays(const ilk_match_batch *batch, const int32_t **statuses, const uint32_t **route_ids, const size_t **offsets);
+const char *ilk_match_batch_text(const ilk_match_batch *batch, size_t *len);
+int ilk_match_batch_copy(const ilk_match_batch *batch, void *out, size_t out_len, size_t *needed);
+int ilk_router_match_requests(ilk_router *router, const char *methods, size_t methods_len, const char *uris, size_t uris_len, ilk_match_batch *batch, ilk_match_batch_view *view);
+int ilk_request_packed(const ilk_request *request, const char **data, size_t *len);
+int ilk_response_copy(const ilk_response *response, void *out, size_t out_len, size_t *needed);
 int ilk_result_packed(const ilk_result *result, const char **data, size_t *len);
 int ilk_result_copy(const ilk_result *result, void *out, size_t out_len, size_t *needed);
-void ilk_result_free(ilk_result *result);
 ]],
   constants = {
     ILK_VERSION_MAJOR = 0,
-    ILK_VERSION_MINOR = 2,
+    ILK_VERSION_MINOR = 3,
     ILK_VERSION_PATCH = 0,
-    ILK_VERSION_NUMBER = 2000,
+    ILK_VERSION_NUMBER = 3000,
     ILK_OK = 0,
     ILK_NOT_FOUND = 1,
     ILK_METHOD_NOT_ALLOWED = 2,
@@ -166,10 +166,10 @@ void ilk_result_free(ilk_result *result);
     ILK_ECALLBACK = -8,
     ILK_NO_OFFSET = 18446744073709551615ULL,
     ILK_CONTINUE = 0,
-    ILK_STOP = 1,
-    ILK_REDIRECT = 2,
-    ILK_ABORT = 3,
-    ILK_RETRY = 4,
+    ILK_STOP = 101,
+    ILK_REDIRECT = 102,
+    ILK_ABORT = 103,
+    ILK_RETRY = 104,
     ILK_CASE_INSENSITIVE = 1,
     ILK_STRICT_SLASH = 2,
   },

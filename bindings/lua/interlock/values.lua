@@ -59,9 +59,10 @@ function Request:param(name) return text(C.ilk_request_param(live(self), argumen
 function Request:params()
   local p, t = live(self), {}
   local names, values = ffi.new("const char *[1]"), ffi.new("const char *[1]")
+  local lengths = ffi.new("size_t[2]")
   for i = 0, tonumber(C.ilk_request_param_count(p)) - 1 do
-    C.ilk_request_param_at(p, i, names, values)
-    t[ffi_string(names[0])] = ffi_string(values[0])
+    C.ilk_request_param_at(p, i, names, lengths, values, lengths + 1)
+    t[ffi_string(names[0], lengths[0])] = ffi_string(values[0], lengths[1])
   end
   return t
 end

@@ -8,9 +8,9 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int32, c_i
 
 # @defgroup version
 VERSION_MAJOR = 0
-VERSION_MINOR = 2
+VERSION_MINOR = 3
 VERSION_PATCH = 0
-VERSION_NUMBER = 2000
+VERSION_NUMBER = 3000
 
 # @defgroup status
 OK = 0
@@ -35,10 +35,10 @@ NO_OFFSET = 18446744073709551615
 
 # @defgroup callbacks
 CONTINUE = 0
-STOP = 1
-REDIRECT = 2
-ABORT = 3
-RETRY = 4
+STOP = 101
+REDIRECT = 102
+ABORT = 103
+RETRY = 104
 
 # @defgroup routers
 CASE_INSENSITIVE = 1
@@ -111,8 +111,6 @@ PROTOTYPES = [
     ("ilk_match_new", c_int, [POINTER(c_void_p)]),
     ("ilk_match_free", None, [c_void_p]),
     ("ilk_router_match", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p]),
-    ("ilk_router_match_packed", c_int64, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p]),
-    ("ilk_match_set_buffer", c_int, [c_void_p, c_char_p, c_size_t]),
     ("ilk_match_route_id", c_uint32, [c_void_p]),
     ("ilk_match_route_data", c_void_p, [c_void_p]),
     ("ilk_match_pattern", c_char_p, [c_void_p]),
@@ -121,14 +119,6 @@ PROTOTYPES = [
     ("ilk_match_param", c_int, [c_void_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_match_allowed_count", c_size_t, [c_void_p]),
     ("ilk_match_allowed_at", c_char_p, [c_void_p, c_size_t]),
-    ("ilk_match_batch_new", c_int, [POINTER(c_void_p)]),
-    ("ilk_match_batch_free", None, [c_void_p]),
-    ("ilk_router_match_many", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p]),
-    ("ilk_match_batch_count", c_size_t, [c_void_p]),
-    ("ilk_match_batch_arrays", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_void_p), POINTER(c_void_p)]),
-    ("ilk_match_batch_text", c_void_p, [c_void_p, POINTER(c_size_t)]),
-    ("ilk_match_batch_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
-    ("ilk_router_match_requests", c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_void_p, POINTER(MatchBatchView)]),
     ("ilk_interceptor_new_request", c_int, [POINTER(c_void_p), c_char_p, REQUEST_INTERCEPTOR_FN, c_void_p, FREE_FN]),
     ("ilk_interceptor_new_response", c_int, [POINTER(c_void_p), c_char_p, RESPONSE_INTERCEPTOR_FN, c_void_p, FREE_FN]),
     ("ilk_interceptor_chain_before", c_int, [POINTER(c_void_p), c_void_p, c_void_p]),
@@ -153,12 +143,11 @@ PROTOTYPES = [
     ("ilk_request_route_data", c_void_p, [c_void_p]),
     ("ilk_request_pattern", c_char_p, [c_void_p]),
     ("ilk_request_param_count", c_size_t, [c_void_p]),
-    ("ilk_request_param_at", c_int, [c_void_p, c_size_t, POINTER(c_char_p), POINTER(c_char_p)]),
+    ("ilk_request_param_at", c_int, [c_void_p, c_size_t, POINTER(c_void_p), POINTER(c_size_t), POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_request_param", c_char_p, [c_void_p, c_char_p]),
     ("ilk_request_query_count", c_size_t, [c_void_p]),
     ("ilk_request_query_at", c_int, [c_void_p, c_size_t, POINTER(c_char_p), POINTER(c_char_p)]),
     ("ilk_request_query", c_char_p, [c_void_p, c_char_p]),
-    ("ilk_request_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_request_metadata", c_char_p, [c_void_p, c_char_p]),
     ("ilk_request_metadata_count", c_size_t, [c_void_p]),
     ("ilk_request_metadata_at", c_int, [c_void_p, c_size_t, POINTER(c_char_p), POINTER(c_char_p)]),
@@ -173,7 +162,6 @@ PROTOTYPES = [
     ("ilk_response_header_count", c_size_t, [c_void_p]),
     ("ilk_response_header_at", c_int, [c_void_p, c_size_t, POINTER(c_char_p), POINTER(c_char_p)]),
     ("ilk_response_clear_headers", c_int, [c_void_p]),
-    ("ilk_response_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
     ("ilk_response_set_status", c_int, [c_void_p, c_int]),
     ("ilk_response_set_body", c_int, [c_void_p, c_void_p, c_size_t]),
     ("ilk_response_add_header", c_int, [c_void_p, c_char_p, c_char_p]),
@@ -193,7 +181,19 @@ PROTOTYPES = [
     ("ilk_result_state", c_char_p, [c_void_p, c_char_p]),
     ("ilk_result_allowed_count", c_size_t, [c_void_p]),
     ("ilk_result_allowed_at", c_char_p, [c_void_p, c_size_t]),
+    ("ilk_result_free", None, [c_void_p]),
+    ("ilk_router_match_packed", c_int64, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p]),
+    ("ilk_match_set_buffer", c_int, [c_void_p, c_char_p, c_size_t]),
+    ("ilk_match_batch_new", c_int, [POINTER(c_void_p)]),
+    ("ilk_match_batch_free", None, [c_void_p]),
+    ("ilk_router_match_many", c_int, [c_void_p, c_char_p, c_char_p, c_size_t, c_void_p]),
+    ("ilk_match_batch_count", c_size_t, [c_void_p]),
+    ("ilk_match_batch_arrays", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_void_p), POINTER(c_void_p)]),
+    ("ilk_match_batch_text", c_void_p, [c_void_p, POINTER(c_size_t)]),
+    ("ilk_match_batch_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
+    ("ilk_router_match_requests", c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_void_p, POINTER(MatchBatchView)]),
+    ("ilk_request_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
+    ("ilk_response_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
     ("ilk_result_packed", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
     ("ilk_result_copy", c_int, [c_void_p, c_void_p, c_size_t, POINTER(c_size_t)]),
-    ("ilk_result_free", None, [c_void_p]),
 ]

@@ -1,6 +1,10 @@
-"""Python callables as the library's callbacks: the trampolines for destinations, guards, filters
-and request and response interceptors, and what they share (the resolve under way, lending the
-library's request, reading and writing responses, reporting a Python exception)."""
+"""Python callables as the library's callbacks: the trampolines for destinations, guards, filters,
+request and response interceptors and the logger's sink, and what they share (the resolve under
+way, lending the library's request, reading and writing responses, reporting a Python exception).
+
+The first exception a callback raises is kept in the resolve's context and re-raised by resolve().
+Once it is kept, the resolve's later Python callbacks fail at once without running (the logger's
+sink cannot end the resolve: the library ignores what it returns)."""
 
 from __future__ import annotations
 
@@ -105,6 +109,8 @@ def _write_response(pointer: int, response: Response) -> None:
 def _destination(router: "Router", fn: Destination) -> Callable[[int, int, Any], int]:
     def call(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
         ctx = _context()
+        if ctx.exception is not None:
+            return _failed(ctx, ctx.exception, request_pointer)
         request = router._request(request_pointer, ctx)
         returned = None
         try:
@@ -136,6 +142,8 @@ def _destination(router: "Router", fn: Destination) -> Callable[[int, int, Any],
 def _guard(router: "Router", guard: Callable[[Request], bool]) -> Callable[[int, Any], int]:
     def call(pointer: int, _userdata: Any) -> int:
         ctx = _context()
+        if ctx.exception is not None:
+            return _failed(ctx, ctx.exception, pointer)
         request = router._request(pointer, ctx)
         try:
             return 1 if guard(request) else 0
@@ -151,6 +159,8 @@ def _guard(router: "Router", guard: Callable[[Request], bool]) -> Callable[[int,
 def _filter(router: "Router", fn: Callable[[Request, Callable[[Request], Response]], Any]) -> Callable[[int, int, Any], int]:
     def call(request_pointer: int, chain: int, _userdata: Any) -> int:
         ctx = _context()
+        if ctx.exception is not None:
+            return _failed(ctx, ctx.exception, request_pointer)
         request = router._request(request_pointer, ctx)
         returned = None
         # One entry per call of next(): the response it gave and what it held (None if it failed).
@@ -196,6 +206,8 @@ def _filter(router: "Router", fn: Callable[[Request, Callable[[Request], Respons
 def _response_interceptor(router: "Router", fn: Callable[[Response], Any]) -> Callable[[int, int, Any], int]:
     def call_response(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
         ctx = _context()
+        if ctx.exception is not None:
+            return _failed(ctx, ctx.exception, request_pointer)
         request = router._request(request_pointer, ctx)
         current = None
         try:
@@ -222,6 +234,8 @@ def _response_interceptor(router: "Router", fn: Callable[[Response], Any]) -> Ca
 def _request_interceptor(router: "Router", fn: Callable[[Request], Any]) -> Callable[[int, Any], int]:
     def call_request(request_pointer: int, _userdata: Any) -> int:
         ctx = _context()
+        if ctx.exception is not None:
+            return _failed(ctx, ctx.exception, request_pointer)
         request = router._request(request_pointer, ctx)
         try:
             fn(request)
@@ -237,3 +251,21 @@ def _request_interceptor(router: "Router", fn: Callable[[Request], Any]) -> Call
             del request
             _settle(lent)
     return call_request
+
+
+def _sink(sink: Callable[[str], Any]) -> Callable[[Optional[bytes], Any], None]:
+    """The logger's line callback. It returns nothing the library reads, so an exception is kept
+    for resolve() to re-raise (and the resolve's later Python callbacks refuse to run). Outside any
+    resolve of this package (a replay from C) there is none to re-raise it: ctypes reports it."""
+    def call_sink(line: Optional[bytes], _userdata: Any) -> None:
+        if not getattr(_local, "stack", None):
+            sink(text(line) or "")
+            return
+        ctx = _local.stack[-1]
+        if ctx.exception is not None:
+            return
+        try:
+            sink(text(line) or "")
+        except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
+            ctx.exception = error
+    return call_sink

@@ -7,9 +7,9 @@ from ctypes import byref, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence
 
 from . import _native as n
-from ._callbacks import _request_interceptor, _response_interceptor
+from ._callbacks import _request_interceptor, _response_interceptor, _sink
 from ._errors import INT, InvalidArgumentError, _callable_arg, _check, _int_arg, _wrong_type
-from ._native import lib, text
+from ._native import lib
 from ._text import _b
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def _handle(router: "Router", item: Any, response: bool) -> int:
     if isinstance(item, LoggingInterceptor):
         request_side, response_side = c_void_p(), c_void_p()
         sink = item.sink
-        log = router._retain(n.LOG_FN(lambda line, _u: sink(text(line) or ""))) if sink else n.LOG_FN()
+        log = router._retain(n.LOG_FN(_sink(sink))) if sink else n.LOG_FN()
         _check(lib.ilk_interceptor_new_logging(byref(request_side), byref(response_side), log, None, None))
         keep, drop = (response_side, request_side) if response else (request_side, response_side)
         lib.ilk_interceptor_free(drop)

@@ -189,7 +189,7 @@ class _RouteFiles:
         """Why `uri` ends where it does (ilk_router_explain): a dict with "answer" (the route and
         its params, or the status and the allowed methods), "reason" (why the winner beat the next
         route that would take the URI), "candidates" (the routes tried, in order, each with
-        "route", "name", "pattern", "takes" and "why_not") and "truncated". URIError for a
+        "route", "name", "pattern", "form", "takes" and "why_not") and "truncated". URIError for a
         malformed URI, InvalidArgumentError for a malformed method."""
         data = _uri_b(uri)
         method_b = _method_b(method)

@@ -142,6 +142,11 @@ def refuse_first_error(blob: bytes, count: int, first_error: int) -> None:
     statuses, _, offsets, text_ = _wire.batch_views(blob, count)
     i = first_error
     message = str(text_[offsets[i]:offsets[i + 1]], "utf-8").rstrip("\0")
+    # The library's message ends with " (at byte N)" (ilk_match_batch_arrays): the offset, as the
+    # other doors give it.
+    head, at, tail = message.rpartition(" (at byte ")
+    if at and tail[:-1].isdigit() and tail.endswith(")"):
+        raise URIError(f"URI {i}: {head}", statuses[i], int(tail[:-1]))
     raise URIError(f"URI {i}: {message}", statuses[i], None)
 
 

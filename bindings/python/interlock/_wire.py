@@ -20,7 +20,7 @@ from ctypes import byref, c_size_t, c_void_p
 from typing import Any, Optional
 
 from . import _native as n
-from ._errors import _check
+from ._errors import Error, _check
 from ._native import lib
 
 # ----------------------------------------------------------------------------------------------
@@ -55,21 +55,48 @@ def batch_views(blob: bytes, count: int) -> BatchViews:
 # read and the index after it.
 
 
+# Each reader checks what it reads (a count is digits, an optional field "0" or "1" then its
+# value, a list lies inside the text, the text ends where its last field does): a field holding a
+# NUL byte would shift every field after it, and what then comes out must be an interlock.Error,
+# not a bare ValueError or IndexError, nor fields read from the wrong places. The decoders below
+# turn those two into `malformed`.
+
+
+def malformed(what: str) -> Error:
+    """The error for a packed text that does not read as its grammar says."""
+    return Error(f"the library's {what} text is malformed (a field holding a NUL byte?)", n.EINVAL)
+
+
 def optional(field: str) -> Optional[str]:
     """An optional field: None for "0", the value after the "1" otherwise."""
-    return None if field == "0" else field[1:]
+    if field == "0":
+        return None
+    if field[:1] != "1":
+        raise ValueError("an optional field is neither '0' nor '1' and a value")
+    return field[1:]
+
+
+def count(field: str) -> int:
+    """A count: decimal digits, nothing else (int() would take " 1", "+1" or "1_0")."""
+    if not (field.isascii() and field.isdigit()):
+        raise ValueError("a count is not a decimal number")
+    return int(field)
 
 
 def pairs(parts: list[str], i: int) -> tuple[list[tuple[str, str]], int]:
     """A list of pairs at parts[i]: the count, then each pair's name and value."""
-    count = int(parts[i])
-    end = i + 1 + 2 * count
-    return (list(zip(parts[i + 1:end:2], parts[i + 2:end:2])) if count else []), end
+    n_pairs = count(parts[i])
+    end = i + 1 + 2 * n_pairs
+    if end > len(parts):
+        raise IndexError("a list runs past the end of the text")
+    return (list(zip(parts[i + 1:end:2], parts[i + 2:end:2])) if n_pairs else []), end
 
 
 def items(parts: list[str], i: int, width: int = 1) -> tuple[list[str], int]:
     """A list at parts[i]: the count, then `width` strings per item, flat."""
-    end = i + 1 + width * int(parts[i])
+    end = i + 1 + width * count(parts[i])
+    if end > len(parts):
+        raise IndexError("a list runs past the end of the text")
     return parts[i + 1:end], end
 
 
@@ -81,15 +108,24 @@ RequestFields = tuple[str, Optional[str], Optional[str], Optional[str], Optional
 def request_fields(parts: list[str], i: int) -> RequestFields:
     """The request text at parts[i:] (ilk_request_packed): uri ("" if absent), method, scheme,
     host, port, path ("/" if absent or empty), fragment, pattern, route id (None for none), then
-    the parameters, the query pairs and the metadata, each a list of pairs."""
-    f = parts[i:i + 9]
-    route_id = int(f[8][1:]) if f[8] != "0" and f[8] != "1" else None
-    params, i = pairs(parts, i + 9)
-    query, i = pairs(parts, i)
-    metadata, i = pairs(parts, i)
-    return (f[0][1:] if f[0] != "0" else "", optional(f[1]), optional(f[2]), optional(f[3]), optional(f[4]),
-            (f[5][1:] or "/") if f[5] != "0" else "/", optional(f[6]), optional(f[7]), route_id,
-            params, query, metadata)
+    the parameters, the query pairs and the metadata, each a list of pairs. The text ends there
+    (it is the last of a result's). Raises `Error` for a text that does not read so."""
+    try:
+        f = parts[i:i + 9]
+        if len(f) < 9:
+            raise IndexError("the request text is cut short")
+        route = optional(f[8])
+        route_id = count(route) if route else None
+        params, i = pairs(parts, i + 9)
+        query, i = pairs(parts, i)
+        metadata, i = pairs(parts, i)
+        if i != len(parts) - 1 or parts[i]:
+            raise ValueError("the request text goes on past its last field")
+        uri, path = optional(f[0]), optional(f[5])
+        return (uri or "", optional(f[1]), optional(f[2]), optional(f[3]), optional(f[4]), path or "/",
+                optional(f[6]), optional(f[7]), route_id, params, query, metadata)
+    except (ValueError, IndexError):
+        raise malformed("request") from None
 
 
 def request_text(pointer: int) -> list[str]:
@@ -144,15 +180,28 @@ def result(handle: c_void_p) -> ResultFields:
     trace (stage, name and decision of each entry, flat), the redirects, the allowed methods, then
     the split text and the index of the request text in it (for `request_fields`), and the body."""
     parts, body = copied(_result_copy, handle)
-    headers, i = pairs(parts, 2)
-    trace, i = items(parts, i, 3)
-    redirects, i = items(parts, i)
-    allowed, i = items(parts, i)
-    return int(parts[0]), optional(parts[1]), headers, trace, redirects, allowed, parts, i, body
+    try:
+        headers, i = pairs(parts, 2)
+        trace, i = items(parts, i, 3)
+        redirects, i = items(parts, i)
+        allowed, i = items(parts, i)
+        return status(parts[0]), optional(parts[1]), headers, trace, redirects, allowed, parts, i, body
+    except (ValueError, IndexError):
+        raise malformed("result") from None
+
+
+def status(field: str) -> int:
+    """A response status: a count, or "-" and one (a callback may leave any int)."""
+    return -count(field[1:]) if field[:1] == "-" else count(field)
 
 
 def response(pointer: int) -> tuple[int, bytes, list[tuple[str, str]]]:
     """The library's response at `pointer` (ilk_response_copy): its status, body and headers."""
     parts, body = copied(_response_copy, c_void_p(pointer))
-    headers, _ = pairs(parts, 1)
-    return int(parts[0]), body, headers
+    try:
+        headers, i = pairs(parts, 1)
+        if i != len(parts) - 1 or parts[i]:
+            raise ValueError("the response text goes on past its last field")
+        return status(parts[0]), body, headers
+    except (ValueError, IndexError):
+        raise malformed("response") from None

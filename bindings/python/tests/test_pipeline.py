@@ -437,3 +437,108 @@ def test_a_filter_returns_what_next_gave_changed_or_not(change, expected):
     router.add_filter(lambda request, next_: change(next_(request)))
     response = router.resolve("/a").response
     assert (response.status, response.body, response.headers) == expected
+
+
+class Boom(Exception):
+    pass
+
+
+def _raises(*args):
+    raise Boom("boom")
+
+
+class _RaisingInterceptor:
+    def intercept(self, _subject):
+        raise Boom("boom")
+
+
+def _filter_raising_after_next(request, next_):
+    next_(request)
+    raise Boom("boom")
+
+
+# Every kind of callable the package calls back: how to give it to a router whose route "/a" (named
+# "a", loaded from a route file) has a destination that records that it ran.
+CALLBACK_KINDS = {
+    "destination": lambda router: router.add_route("/b", _raises),
+    "default destination": lambda router: router.default(_raises),
+    "loaded route's destination": lambda router: router.set_destination("b", _raises),
+    "guard": lambda router: router.add_route("/b", lambda r: None, guard=_raises),
+    "filter": lambda router: router.add_filter(_raises),
+    "filter, after next": lambda router: router.add_filter(_filter_raising_after_next),
+    "request interceptor": lambda router: router.add_request_interceptor(_raises),
+    "request interceptor object": lambda router: router.add_request_interceptor(_RaisingInterceptor()),
+    "request interceptor in a chain": lambda router: router.add_request_interceptor(
+        interlock.chain_before(lambda r: None, _raises)),
+    "response interceptor": lambda router: router.add_response_interceptor(_raises),
+    "response interceptor object": lambda router: router.add_response_interceptor(_RaisingInterceptor()),
+    "logger's sink, request side": lambda router: router.add_request_interceptor(interlock.LoggingInterceptor(_raises)),
+    "logger's sink, response side": lambda router: router.add_response_interceptor(interlock.LoggingInterceptor(_raises)),
+}
+
+
+@pytest.mark.parametrize("kind", CALLBACK_KINDS)
+def test_an_exception_in_any_callback_is_raised_from_resolve(kind):
+    """What the README promises: an exception in any callback ends the resolve and is re-raised from
+    resolve() (a logger's sink once raised "Exception ignored on calling ctypes callback function"
+    and the resolve returned OK)."""
+    ran = []
+    router = interlock.Router()
+    router.load("/b name=b\n" if kind == "loaded route's destination" else "")
+    if kind != "destination" and kind != "loaded route's destination" and kind != "guard":
+        router.add_route("/b", lambda r: ran.append("destination"))
+    CALLBACK_KINDS[kind](router)
+    with pytest.raises(Boom):
+        router.resolve("/nowhere" if kind == "default destination" else "/b")
+    if kind == "logger's sink, request side":
+        assert ran == []   # the resolve ended: the destination after it did not run
+    assert router.match("/b") is not None   # the router stays usable
+
+
+@pytest.mark.parametrize("uri, method, later, status", [
+    ("/nowhere", None, None, Status.NOT_FOUND),
+    ("/a", "POST", None, Status.METHOD_NOT_ALLOWED),
+    ("/a", "GET", "stop", Status.STOPPED),
+    ("/a", "GET", "redirect", Status.OK),
+    ("/g", None, None, Status.GUARDED),
+])
+def test_a_filter_that_passes_on_what_next_gave_changes_no_outcome(uri, method, later, status):
+    seen = []
+    router = interlock.Router()
+    router.add_route("GET /a", lambda r: "a")
+    router.add_route("/b", lambda r: "b")
+    router.add_route("/g", lambda r: "g", guard=lambda r: False)
+
+    @router.filter
+    def outer(request, next_):
+        response = next_(request)
+        seen.append(response.status)
+        return response
+
+    @router.filter
+    def decides(request, next_):
+        if later == "stop":
+            return None
+        if later == "redirect" and request.path == "/a":
+            return request.redirect("/b")
+        return next_(request)
+
+    result = router.resolve(uri, method)
+    assert result.status is status
+    assert [t.decision for t in result.trace if t.name == "outer"] == ["continue"] * len(seen)
+    if status is Status.OK:
+        assert result.response.body == b"b" and result.redirects == ["/b"]
+
+
+def test_a_filter_whose_redirect_fails_is_in_the_trace():
+    router = interlock.Router()
+    router.add_route("/a", lambda r: "a")
+
+    @router.filter
+    def mover(request, next_):
+        return request.redirect_to("nowhere")
+
+    result = router.resolve("/a")
+    assert result.status is Status.ERROR and "nowhere" in result.error
+    assert [(t.stage, t.name, t.decision) for t in result.trace] == [
+        ("match", "/a", "/a"), ("filter", "mover", f"error: {result.error}")]

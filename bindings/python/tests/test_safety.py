@@ -308,3 +308,109 @@ def test_a_resolve_lets_other_threads_run_while_the_library_works():
         if ran_during[-1]:
             break
     assert ran_during[-1], f"no other thread ran during any of {len(ran_during)} resolves"
+
+
+# Every byte of a URI is checked, wherever it stands, and every door answers alike: the user info
+# (which takes no part in routing) was skipped, so a NUL byte before the "@" was matched, cut
+# request.uri short and added a field to the packed result (Router.resolve raised a bare
+# ValueError), and an escape sequence reached request.uri as it was.
+def _doors(router: interlock.Router):
+    """Each door a URI goes through, by name: the accelerator's match (when built) and the ctypes
+    path's, resolve, explain and the batch."""
+    doors = {
+        "match": router.match,
+        "ctypes match": lambda uri: getattr(interlock.Router.match, "__wrapped__", interlock.Router.match)(router, uri),
+        "resolve": router.resolve,
+        "explain": router.explain,
+    }
+    return doors
+
+
+@pytest.mark.parametrize("uri, words", [
+    ("https://a\0b@x.example.com/w/v", "control byte in user info"),
+    ("https://a\x1b[2J\xff@x.example.com/w/v", "control byte in user info"),
+    ("https://a%00@x.example.com/w/v", "NUL"),
+    ("https://a%C3%28@x.example.com/w/v", "user info is not valid UTF-8"),
+    ("https://a%2F.example.com/w/v", "decodes to a byte a host name cannot hold"),
+    ("https://x\x7f.example.com/w/v", "invalid character in host"),
+    ("https://a..example.com/w/v", "empty label in host"),
+    ("https://[fe80::1%25eth0]/w/v", "zone identifier"),
+])
+def test_every_byte_of_a_uri_is_checked_at_every_door(uri, words):
+    router = interlock.Router()
+    router.add_route("https://*.example.com/w/:a", lambda req: None)
+    router.add_route("/*rest", lambda req: None)
+    answers = {}
+    for name, door in _doors(router).items():
+        with pytest.raises(interlock.URIError) as e:
+            door(uri)
+        answers[name] = (e.value.message, e.value.offset, e.value.code)
+    if "\0" not in uri:       # the batch separates URIs by NUL bytes
+        with pytest.raises(interlock.URIError) as e:
+            router.match_many(["/ok", uri])
+        answers["batch"] = (e.value.message.removeprefix("URI 1: "), e.value.offset, e.value.code)
+    assert len(set(answers.values())) == 1, answers
+    message, offset, code = answers["match"]
+    assert words in message and code == -4          # ILK_EURI
+    assert offset == (uri.index("\x7f") if "\x7f" in uri else uri.index("[fe80::1") + 8 if "fe80" in uri
+                      else uri.index("..") + 1 if ".." in uri else 9)
+
+
+@pytest.mark.parametrize("uri, host, route", [
+    ("https://%61dmin.example.com/x", "admin.example.com", "admin"),
+    ("https://admin.example.com./x", "admin.example.com", "admin"),
+    ("https://%41DMIN.Example.COM.:443/x", "admin.example.com", "admin"),
+    ("https://[0:0:0:0:0:0:0:1]/x", "[::1]", "loopback"),
+    ("https://other.example.com/x", "other.example.com", "any"),
+])
+def test_a_host_spelt_otherwise_is_the_same_host_at_every_door(uri, host, route):
+    router = interlock.Router()
+    ids = {"admin": router.add_route("https://Admin.Example.com./*rest", lambda req: None),
+           "loopback": router.add_route("https://[::1]/*rest", lambda req: None),
+           "any": router.add_route("/*rest", lambda req: None)}
+    assert router.match(uri).route_id == ids[route]
+    assert interlock.Router.match.__wrapped__(router, uri).route_id == ids[route] if interlock.accelerated else True
+    assert router.match_many([uri])[0].route_id == ids[route]
+    assert router.explain(uri)["answer"]["route"] == ids[route]
+    request = router.resolve(uri).response.request
+    assert request.host == host and request.uri == uri and request.route_id == ids[route]
+
+
+def _request_text(router: interlock.Router, uri: str) -> list[str]:
+    """The packed request text a resolve of `uri` gives, split (as _wire reads it)."""
+    from interlock import _wire
+    seen = []
+    router.add_request_interceptor(lambda req: seen.append(_wire.request_text(req._lent[0])) and None)
+    router.resolve(uri)
+    return seen[0]
+
+
+def test_a_packed_text_that_does_not_read_as_its_grammar_says_raises_interlock_error():
+    # A field holding a NUL byte shifts every field after it: the decoders say so with an
+    # interlock.Error, never a bare ValueError or IndexError, nor fields read from wrong places.
+    import random
+    from interlock import _wire
+    router = interlock.Router()
+    router.add_route("https://*.example.com/w/:a", lambda req: None)
+    parts = _request_text(router, "https://x.example.com/w/v?k=v#f")
+    assert _wire.request_fields(parts, 0)[0] == "https://x.example.com/w/v?k=v#f"
+    # The text the NUL of "https://a\0b@x.example.com/w/v" made, before the user info was checked.
+    shifted = ["1https://a", "b@x.example.com/w/v"] + parts[1:]
+    with pytest.raises(interlock.Error, match="request text is malformed"):
+        _wire.request_fields(shifted, 0)
+    rng = random.Random(37)
+    for _ in range(2000):
+        mutated = list(parts)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(mutated) + 1)
+            choice = rng.random()
+            if choice < 0.4:
+                mutated.insert(at, rng.choice(["", "0", "1", "1x", "7", "-1", "x"]))
+            elif choice < 0.8 and mutated:
+                del mutated[min(at, len(mutated) - 1)]
+            elif mutated:
+                mutated[min(at, len(mutated) - 1)] = rng.choice(["", "0", "1", "12", "99999", "1a", "a"])
+        try:
+            _wire.request_fields(mutated, 0)
+        except interlock.Error:
+            pass

@@ -5,7 +5,7 @@ import Interlock
 struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Explain a match: the routes tried, in order, why each did or did not take the URI, and why the winner won.",
-        discussion: "Each route is shown with its line in the route file. --json prints the library's JSON form (routes by id)."
+        discussion: "Each route is named by its line in the route file, in reasons too; a route with optional parts is listed once per form tried, with the form. --json prints the library's JSON form (routes by id)."
     )
 
     @OptionGroup var file: RouteFileOptions
@@ -41,11 +41,15 @@ struct Explain: ParsableCommand {
         case .methodNotAllowed(let allowed):
             print("\(uri) -> method not allowed; allowed: \(allowed.joined(separator: ", "))")
         }
-        if let reason = explanation.reason { print("why: \(reason)") }
+        // One numbering throughout: every route by its line, in reasons too.
+        func line(_ id: RouteID) -> String { "line \(lines[id] ?? 0)" }
+        if let reason = explanation.reason(naming: line) { print("why: \(reason)") }
         print("tried, in order:")
         for c in explanation.candidates {
             let mark = c.rejection == nil ? "*" : " "
-            print(" \(mark) line \(lines[c.routeID] ?? 0): \(c.pattern)  -- \(c.rejection.map(\.description) ?? "takes it")")
+            // A route with optional parts is tried once per form: which one this is.
+            let form = c.form.map { " (as \($0))" } ?? ""
+            print(" \(mark) \(line(c.routeID)): \(c.pattern)\(form)  -- \(c.rejection.map { $0.description(naming: line) } ?? "takes it")")
         }
         if explanation.truncated { print("   (more routes were tried)") }
     }

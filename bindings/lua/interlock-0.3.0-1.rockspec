@@ -3,11 +3,11 @@
 -- The version is the header's (bindings/lua/test/test_header.lua checks it).
 rockspec_format = "3.0"
 package = "interlock"
-version = "0.2.0-1"
+version = "0.3.0-1"
 source = {
    -- The project's repository, once published; `luarocks make` from a checkout does not read it.
    url = "git+https://example.invalid/interlock.git",
-   tag = "v0.2.0",
+   tag = "v0.3.0",
 }
 description = {
    summary = "Interlock, an embeddable routing core, for LuaJIT and OpenResty (through the FFI)",

@@ -4,7 +4,7 @@ extension Unmanaged {
     ///
     /// - Parameter body: What to do with the object, borrowed (no reference counted on it).
     /// - Returns: What `body` returns.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withGuaranteedRef<R, E: Error>(_ body: (Instance) throws(E) -> R) throws(E) -> R {
         try _withUnsafeGuaranteedRef { object -> Result<R, E> in
             do throws(E) { return .success(try body(object)) } catch { return .failure(error) }

@@ -15,9 +15,13 @@ let package = Package(
             pkgConfig: "libpcre2-8",
             providers: [.apt(["libpcre2-dev"])]
         ),
+        // The C library's headers (pthread, string, stdlib) as a module of their own, which both
+        // builds import: Embedded Swift, which builds the shipped C library (CMakeLists.txt), has
+        // no Glibc module.
+        .systemLibrary(name: "CLibc"),
         .target(
             name: "Interlock",
-            dependencies: ["CPCRE2"],
+            dependencies: ["CPCRE2", "CLibc"],
             // Debug builds check exclusivity everywhere, the matcher's state too (see `Matcher`).
             swiftSettings: [.define("INTERLOCK_CHECK_EXCLUSIVITY", .when(configuration: .debug))]
         ),
@@ -27,7 +31,7 @@ let package = Package(
         // The header, include/interlock.h, as a Swift module: the codes, flags and layouts the
         // ABI layer uses are the header's own.
         .systemLibrary(name: "CInterlock"),
-        .target(name: "InterlockABI", dependencies: ["Interlock", "CInterlock"], exclude: ["interlock.map"]),
+        .target(name: "InterlockABI", dependencies: ["Interlock", "CInterlock", "CLibc"], exclude: ["interlock.map"]),
         .testTarget(name: "InterlockTests", dependencies: ["Interlock"]),
     ]
 )

@@ -52,7 +52,7 @@ public func ilk_router_set_route_data(
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     let owner = data == nil && freeFn == nil ? nil : Userdata(data, free: freeFn)
-    return r.owning(owner, as: \.data, of: routeID) { () throws(InterlockError) in try r.router.setData(owner, for: routeID) }
+    return r.owning(owner, as: { var o = $1; swap(&$0.data, &o); return o }, of: routeID) { () throws(InterlockError) in try r.router.setData(owner, for: routeID) }
 }
 
 @_cdecl("ilk_match_route_data")
@@ -119,17 +119,18 @@ public func ilk_router_set_destination(
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let destination else { return invalid("destination is NULL") }
     let owner = freeFn.map { Userdata(userdata, free: $0) }
-    return r.owning(owner, as: \.destination, of: routeID) { () throws(InterlockError) in
+    return r.owning(owner, as: { var o = $1; swap(&$0.destination, &o); return o }, of: routeID) { () throws(InterlockError) in
         try r.router.setDestination(CCallback(function: destination, userdata: userdata, owner: owner).destination, for: routeID)
     }
 }
 
 extension RouterHandle {
-    /// Makes `change` (which hands `owner` to the router) and then keeps `owner` as route `id`'s
-    /// `slot`, to free it with the router. On failure the userdata stays the caller's; what it
+    /// Makes `change` (which hands `owner` to the router) and then keeps `owner` in route `id`'s
+    /// `RouteOwned`, to free it with the router: `slot` puts it in its field and gives back what
+    /// was there (a closure, not a key path: Embedded Swift has none). On failure the userdata stays the caller's; what it
     /// replaces is freed once no resolve has it (the parts the router let go of hold it), and
     /// after the locks (a free function may call the router).
-    func owning(_ owner: Userdata?, as slot: WritableKeyPath<RouteOwned, Userdata?>, of id: RouteID,
+    func owning(_ owner: Userdata?, as slot: (inout RouteOwned, Userdata?) -> Userdata?, of id: RouteID,
                 _ change: () throws(InterlockError) -> Void) -> Int32 {
         do {
             try change()
@@ -138,9 +139,7 @@ extension RouterHandle {
             return fail(error)
         }
         let replaced = owned.withLock { owned -> Userdata? in
-            let old = owned[id]?[keyPath: slot]
-            owned[id, default: RouteOwned()][keyPath: slot] = owner
-            return old
+            slot(&owned[id, default: RouteOwned()], owner)
         }
         _ = replaced
         return ILK_OK

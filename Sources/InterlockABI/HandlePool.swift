@@ -1,4 +1,4 @@
-import Glibc
+import CLibc
 import Interlock
 
 // The request, response and chain handles given to C callbacks, kept per thread and reused. A
@@ -14,10 +14,10 @@ final class HandlePool {
     /// goes to the handle's own copy (see `RequestHandle.request`), never to `request`. It has
     /// `lend`'s shape rather than calling it: a shared helper taking the borrow as a closure made
     /// every resolve longer.
-    func lending<R>(_ request: Request, _ body: (RequestHandle) throws -> R) rethrows -> R {
+    func lending<R, E: Error>(_ request: Request, _ body: (RequestHandle) throws(E) -> R) throws(E) -> R {
         let h = requests.pop() ?? RequestHandle(RequestHandle.placeholder)
         defer { requests.push(h) }
-        return try withUnsafePointer(to: request) { p in
+        return try withUnsafePointer(to: request) { p throws(E) in
             h.borrow(readOnly: p)
             defer { h.endBorrow() }
             return try body(h)
@@ -25,7 +25,7 @@ final class HandlePool {
     }
 
     /// Lends `request` (the pipeline's own, changed in place) to `body` through a pooled handle.
-    func borrowing<R>(_ request: inout Request, _ body: (RequestHandle) throws -> R) rethrows -> R {
+    func borrowing<R, E: Error>(_ request: inout Request, _ body: (RequestHandle) throws(E) -> R) throws(E) -> R {
         // The handle leaves the stack before `body` runs and returns after: a callback may resolve
         // again on this thread, which takes handles from the same stack.
         let h = requests.pop() ?? RequestHandle(RequestHandle.placeholder)
@@ -34,7 +34,7 @@ final class HandlePool {
     }
 
     /// Lends `response` to `body` through a pooled handle, as `borrowing(_:_:)` for a request.
-    func borrowing<R>(_ response: inout Response, _ body: (ResponseHandle) throws -> R) rethrows -> R {
+    func borrowing<R, E: Error>(_ response: inout Response, _ body: (ResponseHandle) throws(E) -> R) throws(E) -> R {
         let h = responses.pop() ?? ResponseHandle()
         defer { responses.push(h) }
         return try lend(&response, through: h, body)
@@ -43,8 +43,8 @@ final class HandlePool {
     /// Points `h` at `value` while `body` runs. No access to a stack stays open meanwhile: an
     /// `inout` stack held across `body` was a second, overlapping access when a callback resolved
     /// again (a trap with exclusivity checks, a lost handle without).
-    private func lend<H: LendingHandle, R>(_ value: inout H.Value, through h: H, _ body: (H) throws -> R) rethrows -> R {
-        try withUnsafeMutablePointer(to: &value) { p in
+    private func lend<H: LendingHandle, R, E: Error>(_ value: inout H.Value, through h: H, _ body: (H) throws(E) -> R) throws(E) -> R {
+        try withUnsafeMutablePointer(to: &value) { p throws(E) in
             h.borrow(p)
             defer { h.endBorrow() }
             return try body(h)
@@ -54,10 +54,10 @@ final class HandlePool {
     /// Lends `chain` to `body` through a pooled handle, for the filter's call. Inlined: called
     /// inside the request's loan, its closure would otherwise be a context that counts a
     /// reference to each thing the filter's body uses (about three a filter call).
-    @inline(__always) func lending<R>(_ chain: FilterChain, _ body: (ChainHandle) throws -> R) rethrows -> R {
+    @inline(__always) func lending<R, E: Error>(_ chain: FilterChain, _ body: (ChainHandle) throws(E) -> R) throws(E) -> R {
         let h = chains.pop() ?? ChainHandle()
         defer { chains.push(h) }
-        return try withUnsafePointer(to: chain) { p in
+        return try withUnsafePointer(to: chain) { p throws(E) in
             h.borrow(p)
             defer { h.endBorrow() }
             return try body(h)

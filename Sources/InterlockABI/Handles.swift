@@ -49,22 +49,17 @@ final class CCallback: @unchecked Sendable {
 
     /// The callback as a Swift destination.
     var destination: Destination {
-        { [self] request, response in
-            try pools.with { pool in try pool.lending(request) { req in
-                try pool.borrowing(&response) { res in
+        { [self] request, response throws(CallbackError) in
+            try pools.with { pool throws(CallbackError) in try pool.lending(request) { req throws(CallbackError) in
+                try pool.borrowing(&response) { res throws(CallbackError) in
                     let rc = function(req.opaque, res.opaque, pointer)
                     if rc != 0 {
-                        throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
+                        throw InterlockError(.callback, res.errorMessage ?? req.errorMessage ?? "destination returned \(rc)")
                     }
                 }
             } }
         }
     }
-}
-
-struct CallbackError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }
 
 final class RouterHandle {

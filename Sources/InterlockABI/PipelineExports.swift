@@ -1,5 +1,6 @@
 import CInterlock
 import Interlock
+import Synchronization
 
 // The pipeline's C entry points: filters, guards, interceptors, limits, the pending link, URL
 // generation. Each wraps a C callback as the Swift closure the core expects; the core runs them.
@@ -20,7 +21,7 @@ final class ChainHandle {
     var downstream: Downstream? = nil
     /// The downstream response as C sees it: made when the filter first asks for it.
     var response: ResponseHandle? = nil
-    var error: (any Error)? = nil
+    var error: CallbackError? = nil
     var target: FilterResult? = nil
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 
@@ -63,14 +64,14 @@ public func ilk_router_add_filter(
     do { label = try text(name, "filter name") ?? "filter \(r.filterCount.add(1, ordering: .relaxed).newValue)" } catch { return fail(error) }
     // Owned only once nothing can fail: on failure the userdata stays the caller's.
     let ud = Userdata(userdata, free: freeFn)
-    r.router.addFilter(Filter(name: label) { [pools = handlePools] request, chain in try pools.with { pool in try pool.lending(request) { req in
-        try pool.lending(chain) { ch in
+    r.router.addFilter(Filter(name: label) { [pools = handlePools] request, chain throws(CallbackError) in try pools.with { pool throws(CallbackError) in try pool.lending(request) { req throws(CallbackError) in
+        try pool.lending(chain) { ch throws(CallbackError) in
             let rc = fn(req.opaque, ch.opaque, ud.pointer)
             if let error = ch.error { throw error }
             switch rc {
             case ILK_CONTINUE:
                 guard var downstream = ch.downstream.take() else {
-                    throw CallbackError(message: "filter '\(label)' returned ILK_CONTINUE without calling ilk_filter_chain_next")
+                    throw InterlockError(.callback, "filter '\(label)' returned ILK_CONTINUE without calling ilk_filter_chain_next")
                 }
                 if let response = ch.response { downstream.response = response.response }
                 return .proceed(downstream)
@@ -78,16 +79,16 @@ public func ilk_router_add_filter(
                 return .stop
             case ILK_REDIRECT:
                 guard let target = ch.target else {
-                    throw CallbackError(message: "filter '\(label)' returned ILK_REDIRECT without a target")
+                    throw InterlockError(.callback, "filter '\(label)' returned ILK_REDIRECT without a target")
                 }
                 return target
             case ..<0:
-                throw CallbackError(message: req.errorMessage ?? "filter '\(label)' returned \(rc)")
+                throw InterlockError(.callback, req.errorMessage ?? "filter '\(label)' returned \(rc)")
             default:
                 // A status: what next gave, passed on (as ILK_CONTINUE does).
                 let given = ch.downstream.map { status(of: $0.outcome) }
                 guard rc == given, var downstream = ch.downstream.take() else {
-                    throw CallbackError(message: misreturned(label, rc, given: given))
+                    throw InterlockError(.callback, misreturned(label, rc, given: given))
                 }
                 if let response = ch.response { downstream.response = response.response }
                 return .proceed(downstream)
@@ -141,14 +142,14 @@ private func misreturned(_ label: String, _ rc: Int32, given: Int32?) -> String 
 private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
     guard let chain = ch.chain else { return invalid("chain is not in use (it is valid only during the filter's call)") }
     do {
-        let d = try req.withRequest { try FilterChain.next(through: chain, $0) }
+        let d = try req.withRequest { (request) throws(CallbackError) in try FilterChain.next(through: chain, request) }
         let rc = status(of: d.outcome)
         ch.downstream = consume d
         if ch.response != nil { ch.response = nil }
         return rc
     } catch {
         if ch.error == nil { ch.error = error }
-        return fail(InterlockError(.callback, String(describing: error)))
+        return fail(InterlockError(.callback, describe(error)))
     }
 }
 
@@ -197,9 +198,9 @@ public func ilk_router_set_guard(
         return ILK_OK
     }
     let ud = Userdata(userdata, free: freeFn)
-    try? r.router.setGuard({ [pools = handlePools] request in try pools.with { pool in try pool.lending(request) { req in
+    try? r.router.setGuard({ [pools = handlePools] request throws(CallbackError) in try pools.with { pool throws(CallbackError) in try pool.lending(request) { req throws(CallbackError) in
         let rc = fn(req.opaque, ud.pointer)
-        if rc < 0 { throw CallbackError(message: req.errorMessage ?? "guard returned \(rc)") }
+        if rc < 0 { throw InterlockError(.callback, req.errorMessage ?? "guard returned \(rc)") }
         return rc != 0
     } } }, for: routeID)
     return ILK_OK
@@ -229,16 +230,16 @@ public func ilk_interceptor_new_request(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
-        .request(RequestInterceptor(name: label) { [pools = handlePools] request in
+        .request(RequestInterceptor(name: label) { [pools = handlePools] request throws(CallbackError) in
             // The pipeline's request is lent to the callback: its changes land in place.
-            try pools.with { pool in try pool.borrowing(&request) { req in
+            try pools.with { pool throws(CallbackError) in try pool.borrowing(&request) { req throws(CallbackError) in
                 let rc = fn(req.opaque, ud.pointer)
                 switch rc {
                 case ILK_CONTINUE: return .proceed
                 case ILK_ABORT: return .abort(req.errorMessage ?? "aborted by '\(label)'")
-                case ..<0: throw CallbackError(message: req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
+                case ..<0: throw InterlockError(.callback, req.errorMessage ?? "request interceptor '\(label)' returned \(rc)")
                 default:
-                    throw CallbackError(message: "request interceptor '\(label)' returned \(statusName(rc)); "
+                    throw InterlockError(.callback, "request interceptor '\(label)' returned \(statusName(rc)); "
                                         + "a request interceptor returns ILK_CONTINUE, ILK_ABORT or a negative error")
                 }
             } }
@@ -252,16 +253,16 @@ public func ilk_interceptor_new_response(
     _ userdata: UnsafeMutableRawPointer?, _ freeFn: ilk_free_fn?
 ) -> Int32 {
     newInterceptor(out, name, fn, userdata, freeFn) { fn, label, ud in
-        .response(ResponseInterceptor(name: label) { [pools = handlePools] response, request in try pools.with { pool in try pool.lending(request) { req in
-            try pool.borrowing(&response) { res in
+        .response(ResponseInterceptor(name: label) { [pools = handlePools] response, request throws(CallbackError) in try pools.with { pool throws(CallbackError) in try pool.lending(request) { req throws(CallbackError) in
+            try pool.borrowing(&response) { res throws(CallbackError) in
                 let rc = fn(req.opaque, res.opaque, ud.pointer)
                 switch rc {
                 case ILK_CONTINUE: return .proceed
                 case ILK_RETRY: return .retry
                 case ILK_ABORT: return .abort(res.errorMessage ?? req.errorMessage ?? "aborted by '\(label)'")
-                case ..<0: throw CallbackError(message: res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
+                case ..<0: throw InterlockError(.callback, res.errorMessage ?? req.errorMessage ?? "response interceptor '\(label)' returned \(rc)")
                 default:
-                    throw CallbackError(message: "response interceptor '\(label)' returned \(statusName(rc)); "
+                    throw InterlockError(.callback, "response interceptor '\(label)' returned \(statusName(rc)); "
                                         + "a response interceptor returns ILK_CONTINUE, ILK_ABORT, ILK_RETRY or a negative error")
                 }
             }
@@ -346,10 +347,7 @@ public func ilk_router_add_interceptor(_ router: OpaquePointer?, _ interceptor: 
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let h = handle(interceptor, as: InterceptorHandle.self) else { return invalid("interceptor is NULL") }
     do {
-        switch h.kind {
-        case .request(let i): try r.router.addRequestInterceptor(i, route: routeID == 0 ? nil : routeID)
-        case .response(let i): try r.router.addResponseInterceptor(i, route: routeID == 0 ? nil : routeID)
-        }
+        try add(h.kind, to: r.router, route: routeID == 0 ? nil : routeID)
         return ILK_OK
     } catch {
         return fail(error)
@@ -436,5 +434,16 @@ public func ilk_router_url_for(
         length?.pointee = n
         if buffer == nil || n >= capacity { return invalid("buffer of \(capacity) bytes is too small for \(n + 1)") }
         return ILK_OK
+    }
+}
+
+/// Adds the interceptor of `kind` to `router`. A function of its own, not inlined: inlined into
+/// `ilk_router_add_interceptor`, Embedded Swift 6.3 at -O fails its SIL ownership verifier there
+/// ("Found outside of lifetime use?!").
+@inline(never)
+private func add(_ kind: InterceptorHandle.Kind, to router: Router, route: RouteID?) throws(InterlockError) {
+    switch kind {
+    case .request(let i): try router.addRequestInterceptor(i, route: route)
+    case .response(let i): try router.addResponseInterceptor(i, route: route)
     }
 }

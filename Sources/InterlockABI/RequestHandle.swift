@@ -24,7 +24,7 @@ final class RequestHandle {
         }
     }
     /// Calls `body` with the request; a borrowed one is not copied (see `Request.withBorrowed`).
-    func withRequest<R>(_ body: (Request) throws -> R) rethrows -> R {
+    func withRequest<R, E: Error>(_ body: (Request) throws(E) -> R) throws(E) -> R {
         if let borrowed { return try Request.withBorrowed(borrowed, body) }
         return try body(owned)
     }

@@ -167,8 +167,8 @@ final class ResultHandle {
 
 /// Runs `body` with the object behind `p`, borrowed: the caller's handle keeps it alive for the
 /// call, so no reference is taken (on paths a resolve crosses several times).
-@inline(__always) func withHandle<T: AnyObject, R>(_ p: OpaquePointer, as: T.Type, _ body: (T) throws -> R) rethrows -> R {
-    try Unmanaged<T>.fromOpaque(UnsafeRawPointer(p))._withUnsafeGuaranteedRef(body)
+@inline(__always) func withHandle<T: AnyObject, R, E: Error>(_ p: OpaquePointer, as: T.Type, _ body: (T) throws(E) -> R) throws(E) -> R {
+    try Unmanaged<T>.fromOpaque(UnsafeRawPointer(p)).withGuaranteedRef(body)
 }
 
 @inline(__always) func retained<T: AnyObject>(_ object: T) -> OpaquePointer {

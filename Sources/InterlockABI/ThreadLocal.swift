@@ -1,4 +1,4 @@
-import Glibc
+import CLibc
 
 /// One object per thread, made on first use and released when the thread ends (Swift has no
 /// thread-local storage without Foundation; this is a pthread key).
@@ -15,9 +15,9 @@ final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
 
     /// Runs `body` with this thread's object, borrowed: the thread's key holds it for as long as
     /// the thread runs, so the call takes no reference of its own (two atomic operations a call).
-    func with<R>(_ body: (Value) throws -> R) rethrows -> R {
+    func with<R, E: Error>(_ body: (Value) throws(E) -> R) throws(E) -> R {
         let p = pthread_getspecific(key) ?? Unmanaged.passUnretained(value).toOpaque()
-        return try Unmanaged<Value>.fromOpaque(p)._withUnsafeGuaranteedRef(body)
+        return try Unmanaged<Value>.fromOpaque(p).withGuaranteedRef(body)
     }
 
     /// This thread's object.

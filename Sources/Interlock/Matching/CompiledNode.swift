@@ -34,15 +34,21 @@ final class Unit: @unchecked Sendable {
     /// even when no callout function is set, so the fast regex has none.
     private let enumerating = Mutex<PCRE2Code?>(nil)
 
-    init(_ emitter: RegexEmitter) throws(InterlockError) {
-        code = try PCRE2Code(emitter.out)
+    convenience init(_ emitter: RegexEmitter) throws(InterlockError) {
+        self.init(emitter, code: try PCRE2Code(emitter.out))
+    }
+
+    // The throwing part above, before the object is allocated: Embedded Swift's runtime never
+    // frees an object whose initializer throws (the same for the classes below).
+    private init(_ emitter: RegexEmitter, code: PCRE2Code) {
+        self.code = code
         leaves = emitter.leaves
         source = emitter.out
         raw = code.code
         jitted = code.jitted
         records = .allocate(capacity: max(leaves.count, 1))
-        LeafRecord.initialize(records, leaves, groupCounts: emitter.groups.map(\.count))
-        let stride = emitter.groups.map(\.count).max() ?? 0
+        LeafRecord.initialize(records, leaves, groupCounts: emitter.groups.map({ $0.count }))
+        let stride = emitter.groups.map({ $0.count }).max() ?? 0
         groups = .allocate(capacity: 1 + leaves.count * stride)
         groups.initialize(repeating: 0, count: 1 + leaves.count * stride)
         groups[0] = Int32(stride)

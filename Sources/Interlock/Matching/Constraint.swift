@@ -18,8 +18,13 @@ final class Constraint: @unchecked Sendable {
     /// - Parameters:
     ///   - regex: the constraint as written in the pattern.
     ///   - route: the pattern of a route it belongs to.
-    init(_ regex: String, route: String) throws(InterlockError) {
-        code = try PCRE2Code(Array(regex.utf8), options: ConstraintCheck.options)
+    convenience init(_ regex: String, route: String) throws(InterlockError) {
+        self.init(code: try PCRE2Code(Array(regex.utf8), options: ConstraintCheck.options), route: route)
+    }
+
+    // What throws is done above, before the object is allocated (see `Unit`).
+    private init(code: PCRE2Code, route: String) {
+        self.code = code
         self.route = route
     }
 

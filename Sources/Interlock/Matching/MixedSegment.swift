@@ -44,7 +44,15 @@ final class MixedSegment: @unchecked Sendable {
 
     /// Compiles a mixed segment's pieces (as the tree keys them) for a router that folds case or
     /// not; `route` names a route through the segment, for the error of a constraint that stops.
-    init(_ mixed: [TreeNode.MixedPiece], caseInsensitive: Bool, route: String) throws(InterlockError) {
+    convenience init(_ mixed: [TreeNode.MixedPiece], caseInsensitive: Bool, route: String) throws(InterlockError) {
+        var constraints: [Constraint] = []
+        for case .parameter(let c?) in mixed { constraints.append(try Constraint(c, route: route)) }
+        self.init(mixed, caseInsensitive: caseInsensitive, constraints: constraints)
+    }
+
+    // What throws (the constraints) is done above, before the object is allocated: Embedded
+    // Swift's runtime never frees an object whose initializer throws (see `Unit`).
+    private init(_ mixed: [TreeNode.MixedPiece], caseInsensitive: Bool, constraints given: [Constraint]) {
         var pieces: [Piece] = [], bytes: [UInt8] = [], skips: [Int32] = []
         var compiled: [Constraint] = [], parameterConstraints: [Int] = []
         for piece in mixed {
@@ -58,7 +66,7 @@ final class MixedSegment: @unchecked Sendable {
                 var index = -1
                 if let c {
                     index = compiled.count
-                    compiled.append(try Constraint(c, route: route))
+                    compiled.append(given[compiled.count])
                 }
                 pieces.append(.parameter(constraint: index))
                 parameterConstraints.append(index)

@@ -15,7 +15,7 @@ final class PCRE2Code: @unchecked Sendable {
     let jitted: Bool
 
     /// Compiles `pattern`; a failure comes back as the PCRE2 message and offset.
-    init(_ pattern: [UInt8], options: UInt32 = routingCompileOptions, jit: Bool = true) throws(InterlockError) {
+    convenience init(_ pattern: [UInt8], options: UInt32 = routingCompileOptions, jit: Bool = true) throws(InterlockError) {
         var errorCode: Int32 = 0
         var errorOffset = 0
         let context = pcre2_compile_context_create_8(nil)
@@ -40,8 +40,14 @@ final class PCRE2Code: @unchecked Sendable {
         }
         var count: UInt32 = 0
         pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_CAPTURECOUNT), &count)
-        self.code = compiled
-        self.captureCount = Int(count)
+        self.init(code: compiled, captureCount: Int(count), jitted: jitted)
+    }
+
+    // What throws is done above, before the object is allocated: Embedded Swift's runtime never
+    // frees an object whose initializer throws.
+    private init(code: OpaquePointer, captureCount: Int, jitted: Bool) {
+        self.code = code
+        self.captureCount = captureCount
         self.jitted = jitted
     }
 

@@ -225,7 +225,7 @@ struct StaticPaths: @unchecked Sendable {
     /// Whether the table holds a path's node: it has routes, and none with a wildcard host or a
     /// port (the tree answers for such a path: the table compares hosts byte for byte).
     static func holds(_ node: TreeNode) -> Bool {
-        !node.leaves.isEmpty && node.leaves.allSatisfy(\.route.plainOrigin)
+        !node.leaves.isEmpty && node.leaves.allSatisfy({ $0.route.plainOrigin })
     }
 
     /// The table after the paths in `changed` changed (buckets not touched are shared).

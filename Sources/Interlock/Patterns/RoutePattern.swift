@@ -21,7 +21,7 @@ public enum PatternSegment: Hashable, Sendable {
         switch self {
         case .literal: return []
         case .parameter(let name, _), .catchAll(let name): return [name]
-        case .mixed(let pieces): return pieces.compactMap(\.parameterName)
+        case .mixed(let pieces): return pieces.compactMap({ $0.parameterName })
         }
     }
 }

@@ -55,7 +55,7 @@ public protocol RequestFiltering: Sendable {
     /// - Returns: What the filter decided.
     /// - Throws: Any error, to end the resolve with ``ResolveStatus/error(_:)`` (its description
     ///   is the message).
-    func filter(_ request: Request, chain: FilterChain) throws -> FilterResult
+    func filter(_ request: Request, chain: FilterChain) throws(CallbackError) -> FilterResult
 }
 
 /// A filter: a named closure or object.
@@ -64,8 +64,8 @@ public struct Filter: Sendable {
     /// without counting a reference to the closure's context (as an interceptor's `Leaf`).
     final class Leaf: Sendable {
         let name: String
-        let run: @Sendable (Request, FilterChain) throws -> FilterResult
-        init(name: String, run: @escaping @Sendable (Request, FilterChain) throws -> FilterResult) {
+        let run: @Sendable (Request, FilterChain) throws(CallbackError) -> FilterResult
+        init(name: String, run: @escaping @Sendable (Request, FilterChain) throws(CallbackError) -> FilterResult) {
             self.name = name
             self.run = run
         }
@@ -79,7 +79,7 @@ public struct Filter: Sendable {
     ///   - name: The filter's name in the trace.
     ///   - run: The filter, as ``RequestFiltering/filter(_:chain:)``: it gets the request and the
     ///     rest of the chain, and throws to end the resolve with ``ResolveStatus/error(_:)``.
-    public init(name: String, _ run: @escaping @Sendable (Request, FilterChain) throws -> FilterResult) {
+    public init(name: String, _ run: @escaping @Sendable (Request, FilterChain) throws(CallbackError) -> FilterResult) {
         leaf = Leaf(name: name, run: run)
     }
 
@@ -89,7 +89,7 @@ public struct Filter: Sendable {
     ///   - name: The filter's name in the trace; nil for the object's type name.
     ///   - object: The filter: its ``RequestFiltering/filter(_:chain:)`` runs for each request.
     public init(name: String? = nil, _ object: some RequestFiltering) {
-        self.init(name: name ?? String(describing: type(of: object))) { try object.filter($0, chain: $1) }
+        self.init(name: name ?? typeName(of: object)) { (request, chain) throws(CallbackError) in try object.filter(request, chain: chain) }
     }
 }
 
@@ -116,15 +116,15 @@ public struct FilterChain: @unchecked Sendable {
     ///   returns ``FilterResult/proceed(_:)``.
     /// - Throws: ``InterlockError`` with code ``ErrorCode/callback`` if `next` was already called or
     ///   the attempt ended; or the error a later filter, the guard or the destination threw.
-    public func next(_ request: Request) throws -> Downstream {
+    public func next(_ request: Request) throws(CallbackError) -> Downstream {
         try run.next(after: index, attempt: attempt, request)
     }
 
     /// `next` on a chain read through a pointer (the C interface's, lent for a filter's call):
     /// the chain is not copied, so no reference to its run is counted.
-    package static func next(through chain: UnsafePointer<FilterChain>, _ request: Request) throws -> Downstream {
+    package static func next(through chain: UnsafePointer<FilterChain>, _ request: Request) throws(CallbackError) -> Downstream {
         let index = chain.pointee.index, attempt = chain.pointee.attempt
-        return try Unmanaged.passUnretained(chain.pointee.run)._withUnsafeGuaranteedRef { run in
+        return try Unmanaged.passUnretained(chain.pointee.run).withGuaranteedRef { run throws(CallbackError) in
             try run.next(after: index, attempt: attempt, request)
         }
     }

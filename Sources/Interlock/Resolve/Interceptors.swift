@@ -28,7 +28,7 @@ public protocol RequestIntercepting: Sendable {
     /// - Returns: ``RequestDecision/proceed`` to go on, or ``RequestDecision/abort(_:)`` to end the
     ///   resolve.
     /// - Throws: Any error, to end the resolve with ``ResolveStatus/error(_:)``.
-    func intercept(_ request: inout Request) throws -> RequestDecision
+    func intercept(_ request: inout Request) throws(CallbackError) -> RequestDecision
 }
 
 /// An object that intercepts responses.
@@ -41,7 +41,7 @@ public protocol ResponseIntercepting: Sendable {
     /// - Returns: ``ResponseDecision/proceed``, ``ResponseDecision/abort(_:)`` or
     ///   ``ResponseDecision/retry``.
     /// - Throws: Any error, to end the resolve with ``ResolveStatus/error(_:)``.
-    func intercept(_ response: inout Response, request: Request) throws -> ResponseDecision
+    func intercept(_ response: inout Response, request: Request) throws(CallbackError) -> ResponseDecision
 }
 
 /// A request interceptor: a named closure, or a composition of interceptors.
@@ -49,8 +49,8 @@ public struct RequestInterceptor: Sendable {
     /// One closure with its name: what a composition is made of and what the pipeline runs.
     final class Leaf: Sendable {
         let name: String
-        let run: @Sendable (inout Request) throws -> RequestDecision
-        init(name: String, run: @escaping @Sendable (inout Request) throws -> RequestDecision) {
+        let run: @Sendable (inout Request) throws(CallbackError) -> RequestDecision
+        init(name: String, run: @escaping @Sendable (inout Request) throws(CallbackError) -> RequestDecision) {
             self.name = name
             self.run = run
         }
@@ -67,7 +67,7 @@ public struct RequestInterceptor: Sendable {
     ///   - name: The interceptor's name in the trace.
     ///   - run: The interceptor, as ``RequestIntercepting/intercept(_:)``: it may change the
     ///     request, and throws to end the resolve with ``ResolveStatus/error(_:)``.
-    public init(name: String, _ run: @escaping @Sendable (inout Request) throws -> RequestDecision) {
+    public init(name: String, _ run: @escaping @Sendable (inout Request) throws(CallbackError) -> RequestDecision) {
         body = .leaf(Leaf(name: name, run: run))
     }
 
@@ -77,7 +77,7 @@ public struct RequestInterceptor: Sendable {
     ///   - name: The interceptor's name in the trace; nil for the object's type name.
     ///   - object: The interceptor: its ``RequestIntercepting/intercept(_:)`` runs for each request.
     public init(name: String? = nil, _ object: some RequestIntercepting) {
-        self.init(name: name ?? String(describing: type(of: object))) { try object.intercept(&$0) }
+        self.init(name: name ?? typeName(of: object)) { (request) throws(CallbackError) in try object.intercept(&request) }
     }
 
     private init(chain: [RequestInterceptor]) { body = .chain(chain) }
@@ -102,7 +102,7 @@ public struct RequestInterceptor: Sendable {
     var leaves: [Leaf] {
         switch body {
         case .leaf(let leaf): return [leaf]
-        case .chain(let list): return list.flatMap(\.leaves)
+        case .chain(let list): return list.flatMap({ $0.leaves })
         }
     }
 }
@@ -112,8 +112,8 @@ public struct ResponseInterceptor: Sendable {
     /// One closure with its name: what a composition is made of and what the pipeline runs.
     final class Leaf: Sendable {
         let name: String
-        let run: @Sendable (inout Response, Request) throws -> ResponseDecision
-        init(name: String, run: @escaping @Sendable (inout Response, Request) throws -> ResponseDecision) {
+        let run: @Sendable (inout Response, Request) throws(CallbackError) -> ResponseDecision
+        init(name: String, run: @escaping @Sendable (inout Response, Request) throws(CallbackError) -> ResponseDecision) {
             self.name = name
             self.run = run
         }
@@ -130,7 +130,7 @@ public struct ResponseInterceptor: Sendable {
     ///   - name: The interceptor's name in the trace.
     ///   - run: The interceptor, as ``ResponseIntercepting/intercept(_:request:)``: it may change
     ///     the response, and throws to end the resolve with ``ResolveStatus/error(_:)``.
-    public init(name: String, _ run: @escaping @Sendable (inout Response, Request) throws -> ResponseDecision) {
+    public init(name: String, _ run: @escaping @Sendable (inout Response, Request) throws(CallbackError) -> ResponseDecision) {
         body = .leaf(Leaf(name: name, run: run))
     }
 
@@ -141,7 +141,7 @@ public struct ResponseInterceptor: Sendable {
     ///   - object: The interceptor: its ``ResponseIntercepting/intercept(_:request:)`` runs for
     ///     each response.
     public init(name: String? = nil, _ object: some ResponseIntercepting) {
-        self.init(name: name ?? String(describing: type(of: object))) { try object.intercept(&$0, request: $1) }
+        self.init(name: name ?? typeName(of: object)) { (response, request) throws(CallbackError) in try object.intercept(&response, request: request) }
     }
 
     private init(chain: [ResponseInterceptor]) { body = .chain(chain) }
@@ -166,7 +166,7 @@ public struct ResponseInterceptor: Sendable {
     var leaves: [Leaf] {
         switch body {
         case .leaf(let leaf): return [leaf]
-        case .chain(let list): return list.flatMap(\.leaves)
+        case .chain(let list): return list.flatMap({ $0.leaves })
         }
     }
 }

@@ -257,7 +257,7 @@ final class PipelineRun: @unchecked Sendable {
             do {
                 // Borrowed: read plainly, the leaf would be retained around the call. (Through a
                 // generic helper taking it as an argument, too.)
-                switch try Unmanaged.passUnretained(leaves[i])._withUnsafeGuaranteedRef({ try $0.run(&request) }) {
+                switch try Unmanaged.passUnretained(leaves[i]).withGuaranteedRef({ (leaf) throws(CallbackError) in try leaf.run(&request) }) {
                 case .proceed:
                     log.ran(.requestInterceptor, subject, .proceed)
                 case .abort(let reason):
@@ -273,12 +273,12 @@ final class PipelineRun: @unchecked Sendable {
     }
 
     /// Stage 3: filter `index` and, through its chain, the rest.
-    func filter(_ index: Int, _ request: Request) throws -> Downstream {
+    func filter(_ index: Int, _ request: Request) throws(CallbackError) -> Downstream {
         guard index < global.filters.count else { return try terminal(request) }
         let result: FilterResult
         do {
-            result = try globalRef._withUnsafeGuaranteedRef { global in
-                try Unmanaged.passUnretained(global.filters[index].leaf)._withUnsafeGuaranteedRef { try run($0.run, index, request) }
+            result = try globalRef.withGuaranteedRef { global throws(CallbackError) in
+                try Unmanaged.passUnretained(global.filters[index].leaf).withGuaranteedRef { (leaf) throws(CallbackError) in try run(leaf.run, index, request) }
             }
         } catch {
             log.ran(.filter, .filter(index), "error: \(message(error))")
@@ -313,13 +313,13 @@ final class PipelineRun: @unchecked Sendable {
     }
 
     /// Runs filter `index` (passed as an argument, the closure is borrowed, not copied).
-    private func run(_ filter: (Request, FilterChain) throws -> FilterResult, _ index: Int, _ request: Request) throws -> FilterResult {
+    private func run(_ filter: (Request, FilterChain) throws(CallbackError) -> FilterResult, _ index: Int, _ request: Request) throws(CallbackError) -> FilterResult {
         try filter(request, FilterChain(run: self, index: index, attempt: attempt))
     }
 
     /// Filter `index` of attempt `attempt` called `next`: the filters after it, or the terminal
     /// stages. Once per filter per attempt, and only while the attempt runs.
-    func next(after index: Int, attempt: Int, _ request: Request) throws -> Downstream {
+    func next(after index: Int, attempt: Int, _ request: Request) throws(CallbackError) -> Downstream {
         guard attempt == self.attempt, pass != nil else {
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next after its request was resolved; nothing ran")
         }
@@ -342,24 +342,24 @@ final class PipelineRun: @unchecked Sendable {
 
     /// Stages 4 to 6: guard, destination, response interceptors. Reached only from a filter of
     /// the running attempt (or the attempt itself), so `pass` is set.
-    private func terminal(_ request: Request) throws -> Downstream {
+    private func terminal(_ request: Request) throws(CallbackError) -> Downstream {
         // The route and the pass's parts are borrowed, not copied: the request holds the one and
         // the pass the other until the stages end. A filter may have changed the request's
         // route: then what runs around it is looked up again.
-        try request.withRoute { route in
+        try request.withRoute { route throws(CallbackError) in
             let id = route?.id ?? 0
             if id == passRouteID {
-                return try passParts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
+                return try passParts.withGuaranteedRef { parts throws(CallbackError) in try terminal(request, route, parts) }
             }
             var parts = id == 0 ? noParts : parts(of: id, on: router)
             if let route, !sameRevision(parts, route) {
                 parts = currentParts(of: id, on: router)    // this run's pipeline predates the route's pattern
             }
-            return try parts._withUnsafeGuaranteedRef { parts in try terminal(request, route, parts) }
+            return try parts.withGuaranteedRef { parts throws(CallbackError) in try terminal(request, route, parts) }
         }
     }
 
-    private func terminal(_ request: Request, _ route: Route?, _ parts: RouteParts) throws -> Downstream {
+    private func terminal(_ request: Request, _ route: Route?, _ parts: RouteParts) throws(CallbackError) -> Downstream {
         let named = log.subject(route: route)   // the guard's and destination's entries
         var response = Response()
         if route != nil {
@@ -385,8 +385,9 @@ final class PipelineRun: @unchecked Sendable {
         }
         // The global response interceptors first, then the route's scope.
         var retry = false
-        if let aborted = try globalRef._withUnsafeGuaranteedRef({ try intercept(&response, request, $0.responseLeaves, named: nil, retry: &retry) })
-            ?? intercept(&response, request, parts.responseLeaves, named: parts.names, retry: &retry) {
+        var aborted = try globalRef.withGuaranteedRef({ (global) throws(CallbackError) in try intercept(&response, request, global.responseLeaves, named: nil, retry: &retry) })
+        if aborted == nil { aborted = try intercept(&response, request, parts.responseLeaves, named: parts.names, retry: &retry) }
+        if let aborted {
             return Downstream(outcome: .aborted(aborted), response: Response())
         }
         // The C and Python doors refuse such a status when it is set; a Swift callback's is caught here.
@@ -400,7 +401,7 @@ final class PipelineRun: @unchecked Sendable {
     /// Stage 5: runs `destination`, if there is one, on `response`. (Passed as an argument, the
     /// closure is borrowed from what holds it rather than copied; so it is called through the
     /// optional, since binding it to a name would copy it.)
-    private func run(_ destination: Destination?, _ request: Request, _ response: inout Response, _ named: TraceLog.Subject) throws {
+    private func run(_ destination: Destination?, _ request: Request, _ response: inout Response, _ named: TraceLog.Subject) throws(CallbackError) {
         if destination == nil { return }
         do { try destination?(request, &response) } catch {
             log.ran(.destination, named, "error: \(message(error))")
@@ -411,13 +412,13 @@ final class PipelineRun: @unchecked Sendable {
 
     /// Stage 6: runs `leaves` on `response`; returns the reason if one aborts.
     private func intercept(_ response: inout Response, _ request: Request, _ leaves: [ResponseInterceptor.Leaf],
-                           named names: StageNames?, retry: inout Bool) throws -> String? {
+                           named names: StageNames?, retry: inout Bool) throws(CallbackError) -> String? {
         if leaves.isEmpty { return nil }
         let scope = names.map { log.scope(of: $0) } ?? -1
         for i in leaves.indices {   // by index: `enumerated()` counted a reference to each leaf
             let subject = TraceLog.Subject.responseLeaf(scope: Int32(scope), Int32(i))
             let decision: ResponseDecision
-            do { decision = try Unmanaged.passUnretained(leaves[i])._withUnsafeGuaranteedRef { try $0.run(&response, request) } } catch {
+            do { decision = try Unmanaged.passUnretained(leaves[i]).withGuaranteedRef { (leaf) throws(CallbackError) in try leaf.run(&response, request) } } catch {
                 log.ran(.responseInterceptor, subject, "error: \(message(error))")
                 throw error
             }
@@ -435,8 +436,5 @@ final class PipelineRun: @unchecked Sendable {
         return nil
     }
 
-    private func message(_ error: any Error) -> String {
-        if let e = error as? InterlockError { return e.description }
-        return String(describing: error)
-    }
+    private func message(_ error: CallbackError) -> String { describe(error) }
 }

@@ -1,5 +1,5 @@
 /// A route's guard: allows (true) or refuses (false) the request.
-public typealias Guard = @Sendable (Request) throws -> Bool
+public typealias Guard = @Sendable (Request) throws(CallbackError) -> Bool
 
 /// A link a guard refused, kept so that the host can replay it (after a login, say).
 public struct PendingLink: Equatable, Sendable {

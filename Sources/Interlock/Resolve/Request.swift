@@ -212,18 +212,18 @@ public struct Request: @unchecked Sendable {
     /// Calls `body` with the request at `p`, not copied (no reference counted on its storage):
     /// for the C interface, whose handles read the pipeline's request through a pointer lent for
     /// a callback's call.
-    package static func withBorrowed<R>(_ p: UnsafePointer<Request>, _ body: (Request) throws -> R) rethrows -> R {
-        try Unmanaged.passUnretained(p.pointee.storage)._withUnsafeGuaranteedRef { try body(Request(storage: $0)) }
+    package static func withBorrowed<R, E: Error>(_ p: UnsafePointer<Request>, _ body: (Request) throws(E) -> R) throws(E) -> R {
+        try Unmanaged.passUnretained(p.pointee.storage).withGuaranteedRef { (storage) throws(E) in try body(Request(storage: storage)) }
     }
 
     private init(storage: Storage) { self.storage = storage }
 
     /// Calls `body` with the route that matched (nil for none), borrowed from the storage: no
     /// reference counted on it.
-    func withRoute<R>(_ body: (Route?) throws -> R) rethrows -> R {
+    func withRoute<R, E: Error>(_ body: (Route?) throws(E) -> R) throws(E) -> R {
         // Checked, then unwrapped: bound with `if let`, the route would be retained.
         guard storage.header.route != nil else { return try body(nil) }
-        return try Unmanaged.passUnretained(storage.header.route.unsafelyUnwrapped)._withUnsafeGuaranteedRef { try body($0) }
+        return try Unmanaged.passUnretained(storage.header.route.unsafelyUnwrapped).withGuaranteedRef { (route) throws(E) in try body(route) }
     }
 
     /// The storage, copied first if another request shares it.
@@ -291,7 +291,7 @@ public struct Request: @unchecked Sendable {
     }
     /// The host's value for the matched route (``Router/setData(_:for:)``) as it stood when the
     /// resolve matched it, or nil; held by the request, so it lives as long as the resolve.
-    public var routeData: (any Sendable)? { storage.header.routeData?.value }
+    public var routeData: HostValue? { storage.header.routeData?.value }
     /// The matched route's parameters, decoded, in path order. Interceptors may change them.
     public var parameters: [(name: String, value: String)] {
         get { storage.parameters }
@@ -374,7 +374,7 @@ public struct Response: Sendable {
 
 /// A route's callback: reads the request, fills the response; throwing ends the resolve with
 /// ``ResolveStatus/error(_:)``.
-public typealias Destination = @Sendable (Request, inout Response) throws -> Void
+public typealias Destination = @Sendable (Request, inout Response) throws(CallbackError) -> Void
 
 /// How a resolve ended.
 public enum ResolveStatus: Equatable, Sendable {

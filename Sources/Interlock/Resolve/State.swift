@@ -4,7 +4,7 @@
 /// independent components do not collide.
 public final class ResolveState: @unchecked Sendable {
     /// The values by key.
-    public var values: [String: any Sendable] = [:]
+    public var values: [String: StateValue] = [:]
 
     /// An empty state.
     public init() {}
@@ -13,7 +13,7 @@ public final class ResolveState: @unchecked Sendable {
     ///
     /// - Parameter key: The key, prefixed with its owner's reverse-DNS name.
     /// - Returns: The value, or nil if the key has none.
-    public subscript(_ key: String) -> (any Sendable)? {
+    public subscript(_ key: String) -> StateValue? {
         get { values[key] }
         set { values[key] = newValue }
     }

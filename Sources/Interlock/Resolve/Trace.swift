@@ -53,9 +53,9 @@ final class StageNames: Sendable {
     let responseLeaves: [String]
 
     init(filters: [Filter] = [], requestLeaves: [RequestInterceptor.Leaf], responseLeaves: [ResponseInterceptor.Leaf]) {
-        self.filters = filters.map(\.name)
-        self.requestLeaves = requestLeaves.map(\.name)
-        self.responseLeaves = responseLeaves.map(\.name)
+        self.filters = filters.map({ $0.name })
+        self.requestLeaves = requestLeaves.map({ $0.name })
+        self.responseLeaves = responseLeaves.map({ $0.name })
     }
 
     /// The names of a pipeline with nothing in it: shared by every route with no interceptor.

@@ -7,6 +7,7 @@
 // tests call the matcher's own (`Matcher.holds`, `Matcher.mixedCode`). Its work is bounded like a
 // lookup's: it enters only the nodes whose segments fit, and lists at most `candidateLimit`
 // routes. A test and the fuzz targets hold its winner to the answer of `match`.
+import Synchronization
 
 /// The routes a lookup tries for one request, in the order it tries them, and why each did or
 /// did not take it.

@@ -9,6 +9,7 @@
 // a token begins a comment; blank lines are skipped. The first token is the method when it is
 // upper-case letters, and a pattern must follow it: a line holding `GET` alone is refused, not read
 // as the path `/GET` (write `/GET` for that). A method in lower case is refused by name.
+import Synchronization
 
 /// One route of a route file, as read from its line.
 public struct RouteFileEntry: Sendable, Equatable {
@@ -189,7 +190,7 @@ extension Router {
                 var added: [State.Added] = []
                 var lines: [RouteID: Int] = [:]
                 for (entry, pattern) in parsed {
-                    let data = entry.data.isEmpty ? nil : RouteData(Dictionary(entry.data.map { ($0.key, $0.value) }) { a, _ in a })
+                    let data = entry.data.isEmpty ? nil : RouteData(pairs: entry.pairs)
                     do throws(InterlockError) {
                         let route = try s.add(pattern, name: entry.name, data: data)
                         added.append(route)
@@ -199,19 +200,26 @@ extension Router {
                         var located = entry.locate(error)
                         // A conflict with an earlier line names that line (its id is given back).
                         for (id, line) in lines {
-                            located.message = located.message.replacing("(route \(id))", with: "(line \(line))")
+                            located.message = replacingAll("(route \(id))", with: "(line \(line))", in: located.message)
                         }
                         throw located
                     }
                 }
                 if !added.isEmpty { WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue) }
-                return added.map(\.route.id)
+                return added.map({ $0.route.id })
             }
         }
     }
 }
 
 extension RouteFileEntry {
+    /// The entry's `key=value` pairs, the first of a key repeated.
+    var pairs: [String: String] {
+        var pairs: [String: String] = [:]
+        for item in data where pairs[item.key] == nil { pairs[item.key] = item.value }
+        return pairs
+    }
+
     /// `error` about this entry's pattern, placed in the file: "line L, column C: ..." and the
     /// byte offset in the file's text.
     func locate(_ error: InterlockError) -> InterlockError {
@@ -231,4 +239,22 @@ extension RouteFileEntry {
         guard methodStart != nil, let space = pattern.utf8.firstIndex(of: 0x20) else { return 0 }
         return pattern.utf8.distance(from: pattern.utf8.startIndex, to: space)
     }
+}
+
+/// `text` with every `target` in it replaced by `replacement` (`String.replacing` is not in
+/// Embedded Swift's standard library).
+private func replacingAll(_ target: String, with replacement: String, in text: String) -> String {
+    let t = Array(text.utf8), old = Array(target.utf8)
+    var out: [UInt8] = []
+    var i = 0
+    while i < t.count {
+        if !old.isEmpty, i + old.count <= t.count, t[i..<i + old.count].elementsEqual(old) {
+            out += replacement.utf8
+            i += old.count
+        } else {
+            out.append(t[i])
+            i += 1
+        }
+    }
+    return String(decoding: out, as: UTF8.self)
 }

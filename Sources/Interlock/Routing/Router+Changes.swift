@@ -3,6 +3,7 @@
 // and takes effect at once for the thread that made it; other threads see the table before or
 // after it, never half of it. What a change lets go of (callbacks, data, C userdata) lives until
 // no resolve runs it, and is let go of outside the locks (a C free function may call the router).
+import Synchronization
 
 extension Router {
     /// Removes route `id`: lookups no longer find it, its name is free again, and what runs around
@@ -70,7 +71,7 @@ extension Router {
     ///   - data: Any value, or nil for none.
     ///   - id: The route's id.
     /// - Throws: ``InterlockError`` with code ``ErrorCode/unknownRoute`` if no route has `id`.
-    public func setData(_ data: (any Sendable)?, for id: RouteID) throws(InterlockError) {
+    public func setData(_ data: HostValue?, for id: RouteID) throws(InterlockError) {
         let boxed = data.map(RouteData.init)
         try changeParts(of: id) { $0.with(data: boxed) }
     }
@@ -79,7 +80,7 @@ extension Router {
     ///
     /// - Parameter id: The route's id.
     /// - Returns: The value, or nil if none was set or no route has `id`.
-    public func data(for id: RouteID) -> (any Sendable)? { parts(of: id).data?.value }
+    public func data(for id: RouteID) -> HostValue? { parts(of: id).data?.value }
 
     /// The value of `key` in route `id`'s data, when it is a route file's (a `[String: String]`),
     /// as a C string valid until the data is set again or the route removed (for the C door).

@@ -316,7 +316,7 @@ public struct RouteMatch: Equatable, Sendable {
     /// Parameter names and decoded values, in path order.
     public let parameters: [(name: String, value: String)]
     /// The host's value for the route (``Router/setData(_:for:)``), if any. Not compared by `==`.
-    public internal(set) var data: (any Sendable)? = nil
+    public internal(set) var data: HostValue? = nil
 
     /// The value of the named parameter, if the match bound it.
     ///
@@ -334,7 +334,7 @@ public struct RouteMatch: Equatable, Sendable {
     /// - Returns: true if they are equal.
     public static func == (a: RouteMatch, b: RouteMatch) -> Bool {
         a.routeID == b.routeID && a.pattern == b.pattern && a.name == b.name
-            && a.parameters.map(\.name) == b.parameters.map(\.name)
-            && a.parameters.map(\.value) == b.parameters.map(\.value)
+            && a.parameters.map({ $0.name }) == b.parameters.map({ $0.name })
+            && a.parameters.map({ $0.value }) == b.parameters.map({ $0.value })
     }
 }

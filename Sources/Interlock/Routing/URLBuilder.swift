@@ -1,6 +1,7 @@
 // URL generation: a named route and parameter values give back a URI that resolves to that route
 // with those values (unless a more specific route claims it). Values are escaped the way the
 // normalizer leaves paths, so the constraint sees what a lookup would see.
+import Synchronization
 
 extension Router {
     /// Builds the URI of the route named `name`, from the variant that holds exactly the
@@ -103,7 +104,7 @@ enum URLBuilder {
         default: uri = text.isEmpty ? "/" : text
         }
         let mixed = variant.contains { if case .mixed = $0 { true } else { false } }
-        return (uri, variant.flatMap(\.parameterNames), route.pattern.variants.count > 1 || mixed)
+        return (uri, variant.flatMap({ $0.parameterNames }), route.pattern.variants.count > 1 || mixed)
     }
 
     /// The variant of `route` that holds exactly the parameters given, its optional parts
@@ -124,7 +125,7 @@ enum URLBuilder {
         var chosen: [PatternSegment]? = nil
         var fewestMore: (count: Int, more: [String])? = nil
         for variant in variants {
-            let names = variant.flatMap(\.parameterNames)
+            let names = variant.flatMap({ $0.parameterNames })
             guard inPath.allSatisfy(names.contains) else { continue }
             let more = names.filter { parameters[$0] == nil }
             if more.isEmpty {
@@ -135,11 +136,11 @@ enum URLBuilder {
         }
         if let chosen { return chosen }
         // The parameters every variant has come first: "missing" then says what the route needs.
-        if let missing = variants[0].flatMap(\.parameterNames).first(where: { parameters[$0] == nil }) {
+        if let missing = variants[0].flatMap({ $0.parameterNames }).first(where: { parameters[$0] == nil }) {
             throw InterlockError(.invalidArgument, "missing parameter '\(missing)' for route '\(label)'")
         }
         let more = (fewestMore?.more ?? []).map { "'\($0)'" }.joined(separator: ", ")
-        let required = Set(variants[0].flatMap(\.parameterNames))
+        let required = Set(variants[0].flatMap({ $0.parameterNames }))
         let optional = inPath.sorted().filter { !required.contains($0) }.map { "'\($0)'" }.joined(separator: ", ")
         throw InterlockError(.invalidArgument, "route '\(label)' holds \(optional) only in optional parts that also need \(more): "
                              + "give those too, or leave \(optional) out")
@@ -171,7 +172,7 @@ enum URLBuilder {
         }
         let host = String(decoding: given.utf8.map(lowercased), as: UTF8.self)
         let labels = host.dropLast(suffix.count)
-        guard host.hasSuffix(suffix), !labels.isEmpty, !labels.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty),
+        guard host.hasSuffix(suffix), !labels.isEmpty, !labels.split(separator: ".", omittingEmptySubsequences: false).contains(where: { $0.isEmpty }),
               host.utf8.allSatisfy({ isUnreserved($0) }) else {
             throw InterlockError(.invalidArgument, "host '\(given)' is not one or more labels and '\(suffix)' (route '\(label)')")
         }

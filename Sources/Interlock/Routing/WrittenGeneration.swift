@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CLibc
 
 // Read-your-writes for a table compiled outside the lock. While one thread compiles, lookups on
 // others answer from the previous table; but a thread that has just changed a router must see its

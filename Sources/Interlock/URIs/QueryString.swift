@@ -37,7 +37,7 @@ public struct QueryItems: Sendable, Equatable, Sequence {
     ///
     /// - Parameter key: The decoded key.
     /// - Returns: Every value of that key, in the order they came; empty if it has none.
-    public func all(_ key: String) -> [String] { items.filter { $0.key == key }.map(\.value) }
+    public func all(_ key: String) -> [String] { items.filter { $0.key == key }.map({ $0.value }) }
 
     /// The number of pairs (`a=1&a=2&b` has three).
     public var count: Int { items.count }
@@ -54,6 +54,6 @@ public struct QueryItems: Sendable, Equatable, Sequence {
     ///   - b: Another query.
     /// - Returns: true if they are equal.
     public static func == (a: QueryItems, b: QueryItems) -> Bool {
-        a.items.map(\.key) == b.items.map(\.key) && a.items.map(\.value) == b.items.map(\.value)
+        a.items.map({ $0.key }) == b.items.map({ $0.key }) && a.items.map({ $0.value }) == b.items.map({ $0.value })
     }
 }

@@ -261,7 +261,7 @@ void ilk_router_free(ilk_router *router);
  * (ilk_errmsg names the problem, ilk_erroffset gives the byte offset in `pattern`); ILK_ECONFLICT
  * if a route with the same method, scheme, host and path shape exists (the message names it);
  * ILK_ELIMIT past the limits (64 optional variants, optional parts nested 64 deep, 256 segments,
- * 256 parameters, 8 parameters in one segment, a scheme or host of 255 bytes, 4,194,304 routes at once;
+ * 256 parameters, 8 parameters in one segment, a scheme or host of 255 bytes, 4,190,208 routes at once (4,194,304 slots, 4,096 kept free);
  * ilk_erroffset gives the offset of the part too deep or too long). On failure the userdata stays the caller's.
  */
 int ilk_router_add_route(ilk_router *router, const char *pattern, ilk_destination_fn destination,

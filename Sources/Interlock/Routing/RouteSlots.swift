@@ -59,7 +59,10 @@ struct RouteSlots {
     /// The slot and id the next route will get, without taking them; nil when every slot holds a
     /// route.
     func next() -> (slot: Int, id: RouteID, fresh: Bool)? {
-        if freeCount > reserve || (routes.count > Int(Self.slotMask) && freeCount > 0) {
+        // A slot is reused only while more than `reserve` are free, however full the table: a
+        // full table reusing its one free slot at once would bring a removed route's id back
+        // within a few generations.
+        if freeCount > reserve {
             let s = Int(free[freeHead])
             return (s, ids[s], false)
         }

@@ -130,7 +130,7 @@ extension Router.State {
             throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)' (route \(other.id))")
         }
         guard let (slot, id, fresh) = slots.next() else {
-            throw InterlockError(.limit, "router already holds \(maximumRoutes) routes, the most it can")
+            throw InterlockError(.limit, "router has no free route slot: its \(maximumRoutes) slots are taken or among the \(slots.reserve) kept free so that a removed route's id does not come back soon")
         }
         // A reused slot's route gets a revision no route of that slot had, so that a resolve
         // whose table still has the slot's earlier route never runs it with this one's parts.

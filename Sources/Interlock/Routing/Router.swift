@@ -14,7 +14,8 @@ public struct RouterOptions: OptionSet, Sendable {
     public static let strictSlash = RouterOptions(rawValue: 1 << 1)
 }
 
-/// The most routes one router holds at once (the slots an id can name; see ``RouteID``).
+/// The route slots of one router (the slots an id can name; see ``RouteID``): it holds at most
+/// this many routes less the 4,096 slots kept free once all are in use.
 public let maximumRoutes = 1 << 22
 
 /// A route table. Routes are added, removed and replaced at any time, from any thread; lookups on

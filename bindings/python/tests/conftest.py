@@ -1,3 +1,4 @@
+import http.client
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,20 @@ def built_wheel(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def built_sdist(tmp_path_factory) -> Path:
     return _built(tmp_path_factory, "sdist", "*.tar.gz")
+
+
+def http_request(port: int, method: str, target: str, host: str | None = None, headers: dict | None = None):
+    """(status, headers as a dict with lower-case names, body) of one request to a server on
+    loopback `port`; the target is sent byte for byte (http.client does not normalize it)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.putrequest(method, target, skip_host=host is not None)
+        if host is not None:
+            connection.putheader("Host", host)
+        for name, value in (headers or {}).items():
+            connection.putheader(name, value)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.client
 import json
 import socket
 import subprocess
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import interlock
+from conftest import http_request
 from interlock.asgi import Mount, NoMatchFound, Route, Router
 
 uvicorn = pytest.importorskip("uvicorn")
@@ -63,18 +63,7 @@ class Server:
 
     def request(self, method: str, target: str, host: str | None = None, headers: dict | None = None):
         """(status, headers as a dict with lower-case names, body) of one request."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        try:
-            connection.putrequest(method, target, skip_host=host is not None)
-            if host is not None:
-                connection.putheader("Host", host)
-            for name, value in (headers or {}).items():
-                connection.putheader(name, value)
-            connection.endheaders()
-            response = connection.getresponse()
-            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-        finally:
-            connection.close()
+        return http_request(self.port, method, target, host, headers)
 
     def get_json(self, target: str, **kwargs):
         status, _, body = self.request("GET", target, **kwargs)

@@ -5,7 +5,6 @@ url_path_for, filters and guards."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import threading
 import wsgiref.simple_server
@@ -13,6 +12,7 @@ import wsgiref.simple_server
 import pytest
 
 import interlock
+from conftest import http_request
 from interlock.wsgi import NoMatchFound, Router
 
 serving = pytest.importorskip("werkzeug.serving")
@@ -73,18 +73,7 @@ class Server:
         assert not self.thread.is_alive()
 
     def request(self, method, target, host=None, headers=None):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        try:
-            connection.putrequest(method, target, skip_host=host is not None)
-            if host is not None:
-                connection.putheader("Host", host)
-            for name, value in (headers or {}).items():
-                connection.putheader(name, value)
-            connection.endheaders()
-            response = connection.getresponse()
-            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-        finally:
-            connection.close()
+        return http_request(self.port, method, target, host, headers)
 
     def get_json(self, target, **kwargs):
         status, _, body = self.request("GET", target, **kwargs)

@@ -242,7 +242,7 @@ void ilk_router_free(ilk_router *router);
 /**
  * Adds a route.
  *
- * `pattern` follows the grammar in README.md: "[METHOD ][scheme://[host]]path", path segments
+ * `pattern` follows the grammar in docs/grammar.md: "[METHOD ][scheme://[host]]path", path segments
  * being literals, ":name", ":name(REGEX)", "*name" or "*" (last only), text and parameters mixed
  * in one segment (":name.json", "v:major(\d+).:minor"), and "(/...)" optional parts.
  * `destination` (may be NULL for a route used only with ilk_router_match) runs when
@@ -691,9 +691,9 @@ const char *ilk_request_uri(const ilk_request *request);
 const char *ilk_request_method(const ilk_request *request);
 /** The scheme, lower-cased, or NULL for a path without one. */
 const char *ilk_request_scheme(const ilk_request *request);
-/** The host, normalized as the README's URIs section says (lower-cased, escapes decoded, a
- * trailing dot dropped, an IPv6 literal as RFC 5952 writes it), or NULL (only http, https, ws and
- * wss URIs have a host). */
+/** The host, normalized as docs/grammar.md ("URIs") says (lower-cased, escapes decoded, a
+ * trailing dot dropped, a name ending in a number as a dotted-decimal IPv4 address, an IPv6
+ * literal as RFC 5952 writes it), or NULL (only http, https, ws and wss URIs have a host). */
 const char *ilk_request_host(const ilk_request *request);
 /** The port, or NULL. */
 const char *ilk_request_port(const ilk_request *request);

@@ -188,6 +188,22 @@ struct RouteChangesTests {
         #expect(try r.match("/kept/1").routeMatch?.routeID == kept && r.count == 1)
     }
 
+    /// Once a slot's generations went round, an id of any earlier generation is still "removed"
+    /// (it said "no route has id" for the generations above the slot's current one).
+    @Test func anIdFromBeforeTheGenerationsWentRoundIsStillRemoved() throws {
+        let r = Router(slotReserve: 0)
+        var given: [RouteID] = []
+        for _ in 0..<1_030 {
+            let id = try r.addRoute("/a")
+            given.append(id)
+            try r.removeRoute(id)
+        }
+        #expect(Set(given.map(RouteSlots.slot)).count == 1)
+        let late = given[1_000]      // generation 1,000: above the slot's current one
+        #expect(r.unknownRoute(late).message == "route \(late) was removed")
+        #expect(r.unknownRoute(RouteID(1 << 31) | 5).message == "no route has id \(RouteID(1 << 31) | 5)")
+    }
+
     @Test func compilingAheadLeavesNothingForTheFirstLookup() throws {
         let r = Router()
         for k in 0..<200 { try r.addRoute("GET /r\(k)/:id(\\d+)/x") }

@@ -23,6 +23,8 @@ struct RouteSlots {
     /// The free slots, the one freed longest ago at `freeHead`.
     private var free: [Int32] = []
     private var freeHead = 0
+    /// The slots whose generations went round: every generation of theirs was given once.
+    private var wrapped: Set<Int32> = []
     /// Free slots kept before one is reused.
     let reserve: Int
     /// How many slots hold a route.
@@ -50,7 +52,8 @@ struct RouteSlots {
     func wasGiven(_ id: RouteID) -> Bool {
         let s = Self.slot(id)
         guard id != 0, s < routes.count else { return false }
-        // Generations below the slot's current one were given (until the generations go round).
+        // Generations below the slot's current one were given; once they went round, all were.
+        if wrapped.contains(Int32(s)) { return id != ids[s] }
         return Self.generation(id) < Self.generation(ids[s])
     }
 
@@ -114,6 +117,7 @@ struct RouteSlots {
     mutating func remove(_ slot: Int) {
         routes[slot] = nil
         ids[slot] = Self.bumped(ids[slot])
+        if Self.generation(ids[slot]) == 0 { wrapped.insert(Int32(slot)) }
         free.append(Int32(slot))
         count -= 1
     }

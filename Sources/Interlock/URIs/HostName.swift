@@ -15,9 +15,10 @@
 /// Checks and writes hosts, for the URI parser (`ErrorCode.uri`) and the pattern parser
 /// (`ErrorCode.pattern`) alike.
 enum HostName {
-    /// The most bytes a normalized host may take beyond its raw spelling: an IPv4 address of one
-    /// byte ("0") is written with fifteen ("0.0.0.0" at most "255.255.255.255"); an IPv6 literal
-    /// that compressed a single zero group ("1::2:3:4:5:6:7") grows by one ("1:0:2:3:4:5:6:7").
+    /// A bound on the bytes a normalized host may take beyond its raw spelling: an IPv4 address
+    /// is written in at most fifteen bytes ("255.255.255.255") and spelled in at least one ("0"
+    /// is "0.0.0.0"); an IPv6 literal that compressed a single zero group ("1::2:3:4:5:6:7")
+    /// grows by one ("1:0:2:3:4:5:6:7").
     static let growth = 14
 
     /// A sub-delim (RFC 3986): may stand in a name, bare or escaped.

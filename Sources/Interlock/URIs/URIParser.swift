@@ -207,7 +207,8 @@ enum URIParser {
         var hostStart = start
         if at >= 0 {
             // The user info never takes part in routing, but it is part of the URI a request
-            // keeps (and logs): its bytes are held to the rules the query's are.
+            // keeps (and logs): its bytes are held to the query's rules, and it may not hold the
+            // delimiters RFC 3986 leaves out of it (an earlier "@" would make the host ambiguous).
             _ = try validateComponent(input, from: start, to: at, stopAtHash: false, what: "user info")
             hostStart = at + 1
         }
@@ -403,8 +404,8 @@ enum URIParser {
         return i
     }
 
-    /// Checks a query, fragment or user info (up to `end`, if given): well-formed escapes, no
-    /// control byte, valid UTF-8 once decoded.
+    /// Checks a query, fragment or user info (up to `end`, given for it alone): well-formed
+    /// escapes, no control byte, valid UTF-8 once decoded; in the user info no "@", "[" or "]".
     private static func validateComponent(
         _ input: UnsafeRawBufferPointer, from start: Int, to end: Int? = nil, stopAtHash: Bool, what: StaticString
     ) throws(InterlockError) -> Int {
@@ -425,6 +426,10 @@ enum URIParser {
                 continue
             }
             if isControl(c) { throw InterlockError(.uri, "control byte in \(what)", offset: i) }
+            if end != nil && (c == 0x40 || c == 0x5B || c == 0x5D) {     // only the user info has an end
+                let (byte, escape) = c == 0x40 ? ("@", "%40") : c == 0x5B ? ("[", "%5B") : ("]", "%5D")
+                throw InterlockError(.uri, "'\(byte)' in user info (escape it as \(escape))", offset: i)
+            }
             if c == 0x26 || c == 0x3D {  // '&' and '=' end a key or value: no sequence spans them
                 if !utf8.isComplete { throw InterlockError(.uri, "\(what) is not valid UTF-8 once decoded", offset: utf8.sequenceStart) }
             }

@@ -95,18 +95,6 @@ def test_parameters_longer_than_the_match_buffer():
     assert [m.params for m in router.match_many(["/p/1", "/p/2"])] == [{name: "1"}, {name: "2"}]
 
 
-def test_precedence_and_normalization():
-    router = interlock.Router()
-    profile = router.add_route("/users/:id/profile")
-    settings = router.add_route("/users/admin/settings")
-    files = router.add_route("/files/*path")
-    assert router.match("/users/admin/settings").route_id == settings
-    assert router.match("/users/admin/profile").route_id == profile
-    assert router.match("/files/a/b%2Fc").params == {"path": "a/b/c"}
-    assert router.match("//users/./x/../bob/profile/").route_id == profile
-    assert files
-
-
 def test_options():
     loose = interlock.Router(case_insensitive=True)
     loose.add_route("/Users/:id")

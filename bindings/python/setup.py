@@ -261,8 +261,9 @@ def speedups() -> list[Extension]:
     root = project_root()
     if root is None or os.environ.get("INTERLOCK_PURE_PYTHON", "") not in ("", "0") or sys.version_info < ABI3_FLOOR:
         return []
+    # `depends`: a changed header (a code, a layout) rebuilds an accelerator built in place.
     return [Extension(f"{PACKAGE}._speedups", [f"{PACKAGE}/_speedups.c"], include_dirs=[str(root / "include")],
-                      py_limited_api=True, optional=True)]
+                      depends=[str(root / "include" / "interlock.h")], py_limited_api=True, optional=True)]
 
 
 class BinaryDistribution(Distribution):

@@ -124,6 +124,13 @@ router_native *router_and_env(napi_env env, napi_callback_info info, size_t *arg
   return r;
 }
 
+/* As router_of, for a method whose first argument is a route (its id or name: get_route_id). */
+router_native *router_and_route(napi_env env, napi_callback_info info, size_t argc, napi_value *argv, uint32_t *id) {
+  router_native *r = router_of(env, info, &argc, argv, NULL);
+  if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", id)) return NULL;
+  return r;
+}
+
 /* ------------------------------------------------------------------------------------------- */
 /* Construction and options                                                                     */
 

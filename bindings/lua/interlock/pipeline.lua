@@ -26,20 +26,26 @@ local function route_or_global(self, route)
   return self:_route(route)
 end
 
+-- Hands the library route `id`'s callback `fn` through `set` (with `trampoline`; a nil `fn`
+-- removes it), kept in the router's list `owned` for the route. true, or nil, message, offset, code.
+function Router:_set_route_callback(id, fn, set, trampoline, owned)
+  local userdata = fn and self:_hold(fn) or nil
+  local rc = set(self._h, id, fn and trampoline or nil, userdata, nil)
+  if rc ~= OK then
+    self:_forget_key(userdata)
+    return fail(rc)
+  end
+  self:_own(id, userdata, owned)
+  return true
+end
+
 --- Sets (or, with nil, removes) the destination of a route (its id or name), e.g. a loaded one.
 -- `fn(request, response)` may return a string: the body. Returns true, or nil, message, offset, code.
 function Router:set_handler(route, fn)
   local id, message, offset, code = self:_route(route)
   if not id then return nil, message, offset, code end
   argument(fn, "function", "fn")
-  local userdata = self:_hold(fn)
-  local rc = C.ilk_router_set_destination(self._h, id, callbacks.destination, userdata, nil)
-  if rc ~= OK then
-    self:_forget_key(userdata)
-    return fail(rc)
-  end
-  self:_own(id, userdata, "_handlers")
-  return true
+  return self:_set_route_callback(id, fn, C.ilk_router_set_destination, callbacks.destination, "_handlers")
 end
 
 --- Sets the destination of requests no route matched: `fn(request, response)`.
@@ -59,14 +65,7 @@ function Router:set_guard(route, fn)
   local id, message, offset, code = self:_route(route)
   if not id then return nil, message, offset, code end
   optional(fn, "function", "fn")
-  local userdata = fn and self:_hold(fn) or nil
-  local rc = C.ilk_router_set_guard(self._h, id, fn and callbacks.guard or nil, userdata, nil)
-  if rc ~= OK then
-    self:_forget_key(userdata)
-    return fail(rc)
-  end
-  self:_own(id, userdata, "_guards")
-  return true
+  return self:_set_route_callback(id, fn, C.ilk_router_set_guard, callbacks.guard, "_guards")
 end
 
 --- Appends a filter `fn(request, chain)` to the global chain. It continues with

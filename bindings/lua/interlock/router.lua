@@ -353,6 +353,18 @@ Router._name_value_arrays = name_value_arrays
 local buffer_size = 512
 local buffer = ffi.new("char[?]", buffer_size)
 
+-- The text `write(buffer, size, length_p)` writes (a library call), in the shared buffer, grown
+-- while the call answers `short` with a longer length. The text, or nil, message, offset, code.
+local function into_buffer(short, write)
+  while true do
+    local rc = write(buffer, buffer_size, length_p)
+    if rc == OK then return ffi_string(buffer, length_p[0]) end
+    if rc ~= short or length_p[0] < buffer_size then return fail(rc) end
+    buffer_size = tonumber(length_p[0]) + 1
+    buffer = ffi.new("char[?]", buffer_size)
+  end
+end
+
 --- The URI of the route called `name`, from `params` (name = value; values are encoded and checked
 -- against their constraints). Returns the URI, or nil, message, offset, code.
 function Router:url_for(name, params)
@@ -360,13 +372,12 @@ function Router:url_for(name, params)
   params = optional(params, "table", "params") or {}
   local keep = {}
   local names, values, n = name_value_arrays(params, keep)
-  while true do
-    local rc = C.ilk_router_url_for(self._h, name, names, values, n, buffer, buffer_size, length_p)
-    if rc == OK then return ffi_string(buffer, length_p[0]) end
-    if rc ~= EINVAL or length_p[0] < buffer_size then return fail(rc) end
-    buffer_size = tonumber(length_p[0]) + 1
-    buffer = ffi.new("char[?]", buffer_size)
-  end
+  local text, message, offset, code = into_buffer(EINVAL, function(into, size, length)
+    return C.ilk_router_url_for(self._h, name, names, values, n, into, size, length)
+  end)
+  -- Not a tail call: until here `keep` holds the texts `values` points to.
+  if text == nil then return nil, message, offset, code end
+  return text
 end
 
 --- Why `uri` goes where it goes under `method`: the library's explanation, a JSON text
@@ -375,13 +386,9 @@ end
 function Router:explain(uri, method)
   argument(uri, "bytes", "uri")
   optional(method, "string", "method")
-  while true do
-    local rc = C.ilk_router_explain(self._h, method, uri, #uri, buffer, buffer_size, length_p)
-    if rc == OK then return ffi_string(buffer, length_p[0]) end
-    if rc ~= ELIMIT or length_p[0] < buffer_size then return fail(rc) end
-    buffer_size = tonumber(length_p[0]) + 1
-    buffer = ffi.new("char[?]", buffer_size)
-  end
+  return into_buffer(ELIMIT, function(into, size, length)
+    return C.ilk_router_explain(self._h, method, uri, #uri, into, size, length)
+  end)
 end
 
 return {

@@ -144,6 +144,10 @@ router_native *router_and_env(napi_env env, napi_callback_info info, size_t *arg
                               addon_env **a);
 /* As router_of, and the route its first argument names (an id or a name) in *id. */
 router_native *router_and_route(napi_env env, napi_callback_info info, size_t argc, napi_value *argv, uint32_t *id);
+/* As router_of, and its one argument, a uint32, in *out. */
+router_native *router_and_uint32(napi_env env, napi_callback_info info, const char *what, uint32_t *out);
+/* As router_of, and its arguments (uri, method?) in *args (free them with uri_method_free). */
+router_native *router_and_lookup(napi_env env, napi_callback_info info, uri_method_args *args);
 route_cache *route_cache_of(router_native *r, uint32_t id);
 void route_cache_clear(router_native *r, uint32_t id);
 napi_value slots_of(router_native *r);

@@ -171,11 +171,9 @@ done:
 /* routeInfo(id) -> { name, pattern, names, data, generation }: what index.js keeps of a route
  * for lookups, until the route's generation changes. */
 napi_value router_route_info(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1] = {NULL};
   uint32_t id;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_uint32_arg(env, argv[0], "id", &id)) return NULL;
+  router_native *r = router_and_uint32(env, info, "id", &id);
+  if (r == NULL) return NULL;
   static const char *const keys[] = {"name", "pattern", "names", "data", "generation"};
   route_cache *c = route_cache_of(r, id);
   napi_value v[5], out;

@@ -138,43 +138,39 @@ int guard_trampoline(const ilk_request *request, void *userdata) {
   return rc;
 }
 
+/* Ends an interceptor's call: `rc` if it ran to the end, else ILK_ABORT for an Abort it threw, or
+ * the error of what else it threw. */
+static int intercepted(call *c, int ran, int rc, ilk_request *request, ilk_response *response) {
+  if (!ran) rc = aborted(c->env, request, response) ? ILK_ABORT : failed(c->env, request, response);
+  call_end(c);
+  return rc;
+}
+
 static int request_interceptor_trampoline(ilk_request *request, void *userdata) {
   call c;
-  int rc;
   if (!call_begin(&c, userdata)) return (call_end(&c), -1);
   napi_value req = make_request(c.env, c.r, request, c.state), undefined, returned;
   napi_get_undefined(c.env, &undefined);
-  if (req && napi_call_function(c.env, undefined, c.fn, 1, &req, &returned) == napi_ok && sync_request(c.env, req, request))
-    rc = ILK_CONTINUE;
-  else if (aborted(c.env, request, NULL))
-    rc = ILK_ABORT;
-  else
-    rc = failed(c.env, request, NULL);
-  call_end(&c);
-  return rc;
+  int ran = req && napi_call_function(c.env, undefined, c.fn, 1, &req, &returned) == napi_ok &&
+            sync_request(c.env, req, request);
+  return intercepted(&c, ran, ILK_CONTINUE, request, NULL);
 }
 
 static int response_interceptor_trampoline(ilk_request *request, ilk_response *response, void *userdata) {
   call c;
-  int rc;
   if (!call_begin(&c, userdata)) return (call_end(&c), -1);
   napi_value args[2], undefined, returned, retrying;
   args[1] = make_request(c.env, c.r, request, c.state);
   args[0] = args[1] ? make_response(c.env, response) : NULL;
   napi_get_undefined(c.env, &undefined);
   bool retry = false;
-  if (args[0] && napi_set_named_property(c.env, args[0], "request", args[1]) == napi_ok &&
-      napi_call_function(c.env, undefined, c.fn, 2, args, &returned) == napi_ok &&
-      write_response(c.env, response, args[0]) &&
-      napi_get_named_property(c.env, args[0], "retrying", &retrying) == napi_ok &&
-      napi_coerce_to_bool(c.env, retrying, &retrying) == napi_ok && napi_get_value_bool(c.env, retrying, &retry) == napi_ok)
-    rc = retry ? ILK_RETRY : ILK_CONTINUE;
-  else if (aborted(c.env, NULL, response))
-    rc = ILK_ABORT;
-  else
-    rc = failed(c.env, NULL, response);
-  call_end(&c);
-  return rc;
+  int ran = args[0] && napi_set_named_property(c.env, args[0], "request", args[1]) == napi_ok &&
+            napi_call_function(c.env, undefined, c.fn, 2, args, &returned) == napi_ok &&
+            write_response(c.env, response, args[0]) &&
+            napi_get_named_property(c.env, args[0], "retrying", &retrying) == napi_ok &&
+            napi_coerce_to_bool(c.env, retrying, &retrying) == napi_ok &&
+            napi_get_value_bool(c.env, retrying, &retry) == napi_ok;
+  return intercepted(&c, ran, retry ? ILK_RETRY : ILK_CONTINUE, NULL, response);
 }
 
 /* A filter's `next`: valid only while its filter runs, once. */
@@ -431,11 +427,9 @@ static napi_value run(napi_env env, router_native *r, resolve_fn fn, const char 
 
 /* resolve(uri, method?) -> result */
 napi_value router_resolve(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2] = {NULL, NULL};
-  router_native *r = router_of(env, info, &argc, argv, NULL);
   uri_method_args args;
-  if (r == NULL || !uri_method(env, argc > 0 ? argv[0] : NULL, argc > 1 ? argv[1] : NULL, &args)) return NULL;
+  router_native *r = router_and_lookup(env, info, &args);
+  if (r == NULL) return NULL;
   napi_value out = run(env, r, resolve_uri, args.method.data, &args.uri);
   uri_method_free(&args);
   return out;

@@ -124,16 +124,21 @@ static int route_exists(napi_env env, router_native *r, uint32_t id) {
   return rc == ILK_OK;
 }
 
+/* After the library changed route `id` (rc: its answer): what it kept of the route is stale. The
+ * route's id, or NULL with the library's error thrown. */
+static napi_value route_changed(napi_env env, router_native *r, uint32_t id, int rc) {
+  if (rc != ILK_OK) return throw_library(env, rc);
+  route_cache_clear(r, id);
+  return route_id_value(env, id);
+}
+
 /* removeRoute(nameOrId) */
 napi_value router_remove_route(napi_env env, napi_callback_info info) {
   napi_value argv[1] = {NULL};
   uint32_t id;
   router_native *r = router_and_route(env, info, 1, argv, &id);
   if (r == NULL) return NULL;
-  int rc = ilk_router_remove_route(r->router, id);
-  if (rc != ILK_OK) return throw_library(env, rc);
-  route_cache_clear(r, id);
-  return route_id_value(env, id);
+  return route_changed(env, r, id, ilk_router_remove_route(r->router, id));
 }
 
 /* replaceRoute(nameOrId, pattern) */
@@ -147,9 +152,7 @@ napi_value router_replace_route(napi_env env, napi_callback_info info) {
   if (get_text(env, argv[1], "pattern", stack, sizeof stack, &pattern, 0, 0) != napi_ok) return NULL;
   int rc = ilk_router_replace_route(r->router, id, pattern.data);
   text_arg_free(&pattern);
-  if (rc != ILK_OK) return throw_library(env, rc);
-  route_cache_clear(r, id);
-  return route_id_value(env, id);
+  return route_changed(env, r, id, rc);
 }
 
 /* setRouteData(nameOrId, data) */
@@ -254,11 +257,9 @@ napi_value router_set_limits(napi_env env, napi_callback_info info) {
 
 /* setMatchLimit(limit) */
 napi_value router_set_match_limit(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1] = {NULL};
   uint32_t limit;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_uint32_arg(env, argv[0], "limit", &limit)) return NULL;
+  router_native *r = router_and_uint32(env, info, "limit", &limit);
+  if (r == NULL) return NULL;
   int rc = ilk_router_set_match_limit(r->router, limit);
   return rc == ILK_OK ? NULL : throw_library(env, rc);
 }

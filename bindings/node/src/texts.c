@@ -88,11 +88,9 @@ napi_value router_load(napi_env env, napi_callback_info info) {
 
 /* explainJSON(uri, method) -> the library's JSON text (index.js parses it). */
 napi_value router_explain_json(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2] = {NULL, NULL};
-  router_native *r = router_of(env, info, &argc, argv, NULL);
   uri_method_args args;
-  if (r == NULL || !uri_method(env, argv[0], argv[1], &args)) return NULL;
+  router_native *r = router_and_lookup(env, info, &args);
+  if (r == NULL) return NULL;
   const text_arg uri = args.uri, method = args.method;
   size_t capacity = 8192, length = 0;
   char *buffer = malloc(capacity);

@@ -12,11 +12,19 @@
 static const size_t huge[] = {SIZE_MAX, (size_t)1 << 63};
 static size_t H;                   /* the huge size the running case tries */
 
-/* Runs `body` in a child; its exit status is the number of checks that failed there. */
-static void in_child(const char *what, int (*body)(void)) {
+static ilk_router *router_with_routes(void);
+
+/* Runs `body` in a child, on a router of its own (router_with_routes); the child's exit status is
+ * the number of checks that failed there. */
+static void in_child(const char *what, int (*body)(ilk_router *r)) {
     fflush(stdout); fflush(stderr);
     pid_t pid = fork();
-    if (pid == 0) _exit(body());
+    if (pid == 0) {
+        ilk_router *r = router_with_routes();
+        int failures = body(r);
+        ilk_router_free(r);
+        _exit(failures);
+    }
     int status = 0;
     waitpid(pid, &status, 0);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { check_passed++; return; }
@@ -64,9 +72,8 @@ static int redirect_filter(ilk_request *req, ilk_filter_chain *chain, void *u) {
     return ILK_STOP;
 }
 
-static int case_lookups(void) {
+static int case_lookups(ilk_router *r) {
     int failures = 0;
-    ilk_router *r = router_with_routes();
     ilk_match *m = NULL;
     ilk_match_new(&m);
     EXPECT(ilk_router_match(r, "GET", "/u/x", H, m) < 0);
@@ -83,13 +90,11 @@ static int case_lookups(void) {
     EXPECT(ilk_router_match(r, "GET", "/p", 2, m) == ILK_METHOD_NOT_ALLOWED);
     EXPECT(ilk_match_allowed_at(m, H) == NULL);
     ilk_match_free(m);
-    ilk_router_free(r);
     return failures;
 }
 
-static int case_batches(void) {
+static int case_batches(ilk_router *r) {
     int failures = 0;
-    ilk_router *r = router_with_routes();
     ilk_match_batch *b = NULL;
     ilk_match_batch_new(&b);
     EXPECT(ilk_router_match_many(r, "GET", "/u/x", H, b) < 0);
@@ -100,13 +105,11 @@ static int case_batches(void) {
     size_t needed = 0;
     EXPECT(ilk_match_batch_copy(b, out, H, &needed) == ILK_OK && needed > 0);
     ilk_match_batch_free(b);
-    ilk_router_free(r);
     return failures;
 }
 
-static int case_building(void) {
+static int case_building(ilk_router *r) {
     int failures = 0;
-    ilk_router *r = router_with_routes();
     const char *names[] = {"id"}, *values[] = {"x"};
     char buf[64];
     size_t length = 0;
@@ -120,13 +123,11 @@ static int case_building(void) {
     const ilk_interceptor *list[] = {i};
     EXPECT(ilk_interceptor_chain_in_order(&chained, list, H) == ILK_EINVAL && chained == NULL);
     ilk_interceptor_free(i);
-    ilk_router_free(r);
     return failures;
 }
 
-static int case_callbacks(void) {
+static int case_callbacks(ilk_router *r) {
     int failures = 0;
-    ilk_router *r = router_with_routes();
     ilk_result *res = NULL;
     dest_failures = 0;
     EXPECT(ilk_router_resolve(r, "GET", "/u/x", 4, &res) == ILK_OK);
@@ -142,7 +143,6 @@ static int case_callbacks(void) {
     EXPECT(ilk_router_resolve(r, "GET", "/u/x", 4, &res) >= 0);
     EXPECT(redirect_rc == ILK_EINVAL);
     ilk_result_free(res);
-    ilk_router_free(r);
     return failures;
 }
 

@@ -24,6 +24,16 @@ if TYPE_CHECKING:
     from ._router import Router
 
 Destination = Callable[[Request], Any]
+
+
+def _tagged(fn: Destination, route_id: int) -> Destination:
+    """`fn` with `route_id` as its attribute, where it takes attributes: what the route decorators
+    return."""
+    try:
+        fn.route_id = route_id  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    return fn
 # Bound by assignment so that `Response._of(...)` compiles as a method call (see _router.py).
 Response = _values.Response
 

@@ -20,6 +20,34 @@ static int dest_mark(const ilk_request *req, ilk_response *res, void *userdata) 
   return ILK_OK;
 }
 
+/* What resolving `uri` on `r` gives, its error in `error`; the router is freed. */
+static int resolve_once(ilk_router *r, const char *uri, char *error, size_t room) {
+  ilk_result *res;
+  int rc = resolve(r, NULL, uri, &res);
+  snprintf(error, room, "%s", ilk_result_error(res) ? ilk_result_error(res) : "");
+  ilk_result_free(res);
+  ilk_router_free(r);
+  return rc;
+}
+
+/* The route /a (no destination) with the global interceptor `i`, resolved. */
+static int resolve_with_interceptor(ilk_interceptor *i, char *error, size_t room) {
+  ilk_router *r;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", NULL, NULL, NULL, NULL);
+  ilk_router_add_interceptor(r, i, 0);
+  return resolve_once(r, "/a", error, room);
+}
+
+/* A router with the route /a to dest_mark behind the one filter `fn`, named `name`. */
+static ilk_router *router_with_filter(const char *name, ilk_filter_fn fn, void *userdata) {
+  ilk_router *r;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_filter(r, name, fn, userdata, NULL);
+  return r;
+}
+
 static int req_mark(ilk_request *req, void *userdata) { (void)req; mark(userdata); return ILK_CONTINUE; }
 static int res_mark(ilk_request *req, ilk_response *res, void *userdata) { (void)req; (void)res; mark(userdata); return ILK_CONTINUE; }
 
@@ -183,26 +211,20 @@ static void test_filters(void) {
   ilk_router_free(r);
   CHECK_EQ_INT(frees, 1);
 
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "twice", filter_twice, NULL, NULL);
+  r = router_with_filter("twice", filter_twice, NULL);
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
   CHECK(strstr(ilk_result_error(res), "twice") != NULL);
   CHECK_EQ_STR(order, "dest ");
   ilk_result_free(res);
   ilk_router_free(r);
 
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "lazy", filter_no_next, NULL, NULL);
+  r = router_with_filter("lazy", filter_no_next, NULL);
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
   CHECK(strstr(ilk_result_error(res), "without calling") != NULL);
   ilk_result_free(res);
   ilk_router_free(r);
 
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "keep", filter_keep, NULL, NULL);
+  r = router_with_filter("keep", filter_keep, NULL);
   order[0] = 0;
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_OK);
   ilk_result_free(res);
@@ -334,6 +356,7 @@ static void test_abort_and_retry(void) {
   ilk_router *r;
   ilk_interceptor *i;
   ilk_result *res;
+  char error[256];
   int status500 = 500;
   order[0] = 0;
   ilk_router_new(&r, 0);
@@ -371,12 +394,9 @@ static void test_abort_and_retry(void) {
   ilk_result_free(res);
   ilk_router_free(r);
 
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/x", NULL, NULL, NULL, NULL);
-  ilk_interceptor_new_response(&i, "again", res_retry, NULL, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
-  CHECK_EQ_INT(resolve(r, NULL, "/x", &res), ILK_RETRY_LIMIT);
-  ilk_result_free(res);
-  ilk_router_free(r);
+  ilk_interceptor_new_response(&i, "again", res_retry, NULL, NULL);
+  CHECK_EQ_INT(resolve_with_interceptor(i, error, sizeof error), ILK_RETRY_LIMIT);
+  ilk_interceptor_free(i);
 
   ilk_router_new(&r, 0);
   ilk_router_add_route(r, "/x", NULL, NULL, NULL, NULL);
@@ -661,10 +681,8 @@ static int filter_next_then_redirect(ilk_request *req, ilk_filter_chain *chain, 
 static void test_filter_decides_once(void) {
   ilk_router *r;
   ilk_result *res;
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  r = router_with_filter("late-stop", filter_next_then_stop, NULL);
   ilk_router_add_route(r, "/b", dest_mark, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "late-stop", filter_next_then_stop, NULL, NULL);
   order[0] = 0;
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
   CHECK(strstr(ilk_result_error(res), "late-stop") != NULL);
@@ -672,10 +690,8 @@ static void test_filter_decides_once(void) {
   ilk_result_free(res);
   ilk_router_free(r);
 
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  r = router_with_filter("late-redirect", filter_next_then_redirect, NULL);
   ilk_router_add_route(r, "/b", dest_mark, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "late-redirect", filter_next_then_redirect, NULL, NULL);
   order[0] = 0;
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
   CHECK(strstr(ilk_result_error(res), "late-redirect") != NULL);
@@ -817,23 +833,14 @@ static int filter_returns_early(ilk_request *req, ilk_filter_chain *chain, void 
 static int req_returns(ilk_request *req, void *userdata) { (void)req; return *(int *)userdata; }
 static int res_returns(ilk_request *req, ilk_response *res, void *userdata) { (void)req; (void)res; return *(int *)userdata; }
 
+/* The route /a (dest_mark) behind the filter 'odd', `fn`, whose userdata is `returned`. */
 static int resolve_with_filter(ilk_filter_fn fn, int returned, const char *uri, char *error, size_t room) {
-  ilk_router *r;
-  ilk_result *res;
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "odd", fn, &returned, NULL);
-  int rc = resolve(r, NULL, uri, &res);
-  snprintf(error, room, "%s", ilk_result_error(res) ? ilk_result_error(res) : "");
-  ilk_result_free(res);
-  ilk_router_free(r);
-  return rc;
+  return resolve_once(router_with_filter("odd", fn, &returned), uri, error, room);
 }
+
 
 static void test_callback_returns_checked(void) {
   char error[512];
-  ilk_router *r;
-  ilk_result *res;
   ilk_interceptor *i;
   int value;
 
@@ -852,29 +859,22 @@ static void test_callback_returns_checked(void) {
   CHECK_EQ_INT(resolve_with_filter(filter_returns_early, -5, "/a", error, sizeof error), ILK_ECALLBACK);
   CHECK_EQ_STR(error, "filter 'odd' returned -5");
 
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", NULL, NULL, NULL, NULL);
-  ilk_interceptor_new_request(&i, "odd-request", req_returns, &value, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  ilk_interceptor_new_request(&i, "odd-request", req_returns, &value, NULL);
   value = ILK_RETRY;
-  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
-  CHECK_EQ_STR(ilk_result_error(res), "request interceptor 'odd-request' returned ILK_RETRY (104); "
-                                      "a request interceptor returns ILK_CONTINUE, ILK_ABORT or a negative error");
-  ilk_result_free(res);
-  ilk_router_free(r);
+  CHECK_EQ_INT(resolve_with_interceptor(i, error, sizeof error), ILK_ECALLBACK);
+  CHECK_EQ_STR(error, "request interceptor 'odd-request' returned ILK_RETRY (104); "
+                      "a request interceptor returns ILK_CONTINUE, ILK_ABORT or a negative error");
+  ilk_interceptor_free(i);
 
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", NULL, NULL, NULL, NULL);
-  ilk_interceptor_new_response(&i, "odd-response", res_returns, &value, NULL); ilk_router_add_interceptor(r, i, 0); ilk_interceptor_free(i);
+  ilk_interceptor_new_response(&i, "odd-response", res_returns, &value, NULL);
   value = ILK_STOP;
-  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
-  CHECK_EQ_STR(ilk_result_error(res), "response interceptor 'odd-response' returned ILK_STOP (101); "
-                                      "a response interceptor returns ILK_CONTINUE, ILK_ABORT, ILK_RETRY or a negative error");
-  ilk_result_free(res);
+  CHECK_EQ_INT(resolve_with_interceptor(i, error, sizeof error), ILK_ECALLBACK);
+  CHECK_EQ_STR(error, "response interceptor 'odd-response' returned ILK_STOP (101); "
+                      "a response interceptor returns ILK_CONTINUE, ILK_ABORT, ILK_RETRY or a negative error");
   value = 9000;
-  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
-  CHECK(strstr(ilk_result_error(res), "returned 9000; ") != NULL);
-  ilk_result_free(res);
-  ilk_router_free(r);
+  CHECK_EQ_INT(resolve_with_interceptor(i, error, sizeof error), ILK_ECALLBACK);
+  CHECK(strstr(error, "returned 9000; ") != NULL);
+  ilk_interceptor_free(i);
 }
 
 /* A filter whose redirect cannot be made (a route no one named) ran: the trace says so, with the
@@ -889,9 +889,7 @@ static void test_a_failed_redirect_is_traced(void) {
   ilk_result *res;
   const char *stage, *name, *decision;
   char expect[512];
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "outer", filter_pass, NULL, NULL);
+  r = router_with_filter("outer", filter_pass, NULL);
   ilk_router_add_filter(r, "mover", filter_to_nowhere, NULL, NULL);
   order[0] = 0;
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_ECALLBACK);
@@ -917,25 +915,30 @@ static int filter_unset(ilk_request *req, ilk_filter_chain *chain, void *userdat
   if (ilk_request_param(req, "a") != NULL) return -1;
   return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
 }
-static int dest_params(const ilk_request *req, ilk_response *res, void *userdata) {
+/* The destination of /p/:a/:b marks the parameters it sees: "count:a:b" ("-" for one unbound). */
+static int dest_a_b(const ilk_request *req, ilk_response *res, void *userdata) {
   (void)res; (void)userdata;
+  const char *a = ilk_request_param(req, "a"), *b = ilk_request_param(req, "b");
   char buf[64];
-  snprintf(buf, sizeof buf, "%zu:%s:%s", ilk_request_param_count(req),
-           ilk_request_param(req, "a") ? ilk_request_param(req, "a") : "-", ilk_request_param(req, "b"));
+  snprintf(buf, sizeof buf, "%zu:%s:%s", ilk_request_param_count(req), a ? a : "-", b ? b : "-");
   mark(buf);
   return ILK_OK;
 }
-static void test_remove_param(void) {
+/* The marks of resolving `uri` under /p/:a/:b (dest_a_b) with the one filter `filter`. */
+static const char *marks_with_filter(ilk_filter_fn filter, const char *uri) {
   ilk_router *r;
   ilk_result *res;
   ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/p/:a/:b", dest_params, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "unset", filter_unset, NULL, NULL);
+  ilk_router_add_route(r, "/p/:a/:b", dest_a_b, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "filter", filter, NULL, NULL);
   order[0] = 0;
-  CHECK_EQ_INT(resolve(r, NULL, "/p/1/2", &res), ILK_OK);
-  CHECK_EQ_STR(order, "1:-:2 ");
+  CHECK_EQ_INT(resolve(r, NULL, uri, &res), ILK_OK);
   ilk_result_free(res);
   ilk_router_free(r);
+  return order;
+}
+static void test_remove_param(void) {
+  CHECK_EQ_STR(marks_with_filter(filter_unset, "/p/1/2"), "1:-:2 ");
   CHECK_EQ_INT(ilk_request_remove_param(NULL, "a"), ILK_EINVAL);
 }
 
@@ -952,25 +955,8 @@ static int filter_reads_then_changes(ilk_request *req, ilk_filter_chain *chain, 
   mark(buf);
   return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
 }
-static int dest_a_b(const ilk_request *req, ilk_response *res, void *userdata) {
-  (void)res; (void)userdata;
-  const char *a = ilk_request_param(req, "a"), *b = ilk_request_param(req, "b");
-  char buf[64];
-  snprintf(buf, sizeof buf, "%zu:%s:%s", ilk_request_param_count(req), a ? a : "-", b ? b : "-");
-  mark(buf);
-  return ILK_OK;
-}
 static void test_parameters_read_before_a_change(void) {
-  ilk_router *r;
-  ilk_result *res;
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/p/:a/:b", dest_a_b, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "reads-then-changes", filter_reads_then_changes, NULL, NULL);
-  order[0] = 0;
-  CHECK_EQ_INT(resolve(r, NULL, "/p/1%202/3", &res), ILK_OK);
-  CHECK_EQ_STR(order, "a=1 2 a=changed 1 1:changed:- ");
-  ilk_result_free(res);
-  ilk_router_free(r);
+  CHECK_EQ_STR(marks_with_filter(filter_reads_then_changes, "/p/1%202/3"), "a=1 2 a=changed 1 1:changed:- ");
 }
 
 /* The result's response says what happened: 404, 405 with Allow, the last attempt's response. */

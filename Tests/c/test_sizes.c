@@ -12,11 +12,30 @@
 static const size_t huge[] = {SIZE_MAX, (size_t)1 << 63};
 static size_t H;                   /* the huge size the running case tries */
 
-/* Runs `body` in a child; its exit status is the number of checks that failed there. */
-static void in_child(const char *what, int (*body)(void)) {
+static ilk_router *router_with_routes(void);
+
+/* What every case works on: a router (router_with_routes), a lookup state and a batch. */
+typedef struct fixture {
+    ilk_router *r;
+    ilk_match *m;
+    ilk_match_batch *b;
+} fixture;
+
+/* Runs `body` in a child, on a fixture of its own; the child's exit status is the number of
+ * checks that failed there. */
+static void in_child(const char *what, int (*body)(fixture *f)) {
     fflush(stdout); fflush(stderr);
     pid_t pid = fork();
-    if (pid == 0) _exit(body());
+    if (pid == 0) {
+        fixture f = {router_with_routes(), NULL, NULL};
+        ilk_match_new(&f.m);
+        ilk_match_batch_new(&f.b);
+        int failures = body(&f);
+        ilk_match_batch_free(f.b);
+        ilk_match_free(f.m);
+        ilk_router_free(f.r);
+        _exit(failures);
+    }
     int status = 0;
     waitpid(pid, &status, 0);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { check_passed++; return; }
@@ -64,72 +83,59 @@ static int redirect_filter(ilk_request *req, ilk_filter_chain *chain, void *u) {
     return ILK_STOP;
 }
 
-static int case_lookups(void) {
+static int case_lookups(fixture *f) {
     int failures = 0;
-    ilk_router *r = router_with_routes();
-    ilk_match *m = NULL;
-    ilk_match_new(&m);
-    EXPECT(ilk_router_match(r, "GET", "/u/x", H, m) < 0);
-    EXPECT(ilk_router_match_packed(r, "GET", "/u/x", H, m) < 0);
+    EXPECT(ilk_router_match(f->r, "GET", "/u/x", H, f->m) < 0);
+    EXPECT(ilk_router_match_packed(f->r, "GET", "/u/x", H, f->m) < 0);
     ilk_result *res = NULL;
-    EXPECT(ilk_router_resolve(r, "GET", "/u/x", H, &res) < 0 && res == NULL);
+    EXPECT(ilk_router_resolve(f->r, "GET", "/u/x", H, &res) < 0 && res == NULL);
     char buf[64];
     /* The packed match says where its parameters end in 32 bits: a buffer over 4 GiB is refused. */
-    EXPECT(ilk_match_set_buffer(m, buf, H) == ILK_EINVAL && strstr(ilk_errmsg(), "is over 4 GiB") != NULL);
-    EXPECT(ilk_router_match_packed(r, "GET", "/u/x", 4, m) > 0);
+    EXPECT(ilk_match_set_buffer(f->m, buf, H) == ILK_EINVAL && strstr(ilk_errmsg(), "is over 4 GiB") != NULL);
+    EXPECT(ilk_router_match_packed(f->r, "GET", "/u/x", 4, f->m) > 0);
     const char *name = NULL, *value = NULL;
     size_t name_len = 0, value_len = 0;
-    EXPECT(ilk_match_param_at(m, H, &name, &name_len, &value, &value_len) == ILK_EINVAL);
-    EXPECT(ilk_router_match(r, "GET", "/p", 2, m) == ILK_METHOD_NOT_ALLOWED);
-    EXPECT(ilk_match_allowed_at(m, H) == NULL);
-    ilk_match_free(m);
-    ilk_router_free(r);
+    EXPECT(ilk_match_param_at(f->m, H, &name, &name_len, &value, &value_len) == ILK_EINVAL);
+    EXPECT(ilk_router_match(f->r, "GET", "/p", 2, f->m) == ILK_METHOD_NOT_ALLOWED);
+    EXPECT(ilk_match_allowed_at(f->m, H) == NULL);
     return failures;
 }
 
-static int case_batches(void) {
+static int case_batches(fixture *f) {
     int failures = 0;
-    ilk_router *r = router_with_routes();
-    ilk_match_batch *b = NULL;
-    ilk_match_batch_new(&b);
-    EXPECT(ilk_router_match_many(r, "GET", "/u/x", H, b) < 0);
-    EXPECT(ilk_router_match_requests(r, "GET", H, "/u/x", 5, b, NULL) < 0);
-    EXPECT(ilk_router_match_requests(r, "GET", 4, "/u/x", H, b, NULL) < 0);
-    EXPECT(ilk_router_match_many(r, "GET", "/u/x", 5, b) == ILK_OK);
+    EXPECT(ilk_router_match_many(f->r, "GET", "/u/x", H, f->b) < 0);
+    EXPECT(ilk_router_match_requests(f->r, "GET", H, "/u/x", 5, f->b, NULL) < 0);
+    EXPECT(ilk_router_match_requests(f->r, "GET", 4, "/u/x", H, f->b, NULL) < 0);
+    EXPECT(ilk_router_match_many(f->r, "GET", "/u/x", 5, f->b) == ILK_OK);
     char out[256];
     size_t needed = 0;
-    EXPECT(ilk_match_batch_copy(b, out, H, &needed) == ILK_OK && needed > 0);
-    ilk_match_batch_free(b);
-    ilk_router_free(r);
+    EXPECT(ilk_match_batch_copy(f->b, out, H, &needed) == ILK_OK && needed > 0);
     return failures;
 }
 
-static int case_building(void) {
+static int case_building(fixture *f) {
     int failures = 0;
-    ilk_router *r = router_with_routes();
     const char *names[] = {"id"}, *values[] = {"x"};
     char buf[64];
     size_t length = 0;
-    EXPECT(ilk_router_url_for(r, "user", names, values, H, buf, sizeof buf, &length) == ILK_EINVAL);
+    EXPECT(ilk_router_url_for(f->r, "user", names, values, H, buf, sizeof buf, &length) == ILK_EINVAL);
     EXPECT(strstr(ilk_errmsg(), "is larger than any array or buffer") != NULL);
-    EXPECT(ilk_router_url_for(r, "user", names, values, 1, buf, H, &length) == ILK_OK && strcmp(buf, "/u/x") == 0);
-    EXPECT(ilk_router_pending_link(r, buf, H) == 0);
-    EXPECT(ilk_router_take_pending_link(r, buf, H) == 0);
+    EXPECT(ilk_router_url_for(f->r, "user", names, values, 1, buf, H, &length) == ILK_OK && strcmp(buf, "/u/x") == 0);
+    EXPECT(ilk_router_pending_link(f->r, buf, H) == 0);
+    EXPECT(ilk_router_take_pending_link(f->r, buf, H) == 0);
     ilk_interceptor *i = NULL, *chained = NULL;
     ilk_interceptor_new_logging(&i, NULL, NULL, NULL, NULL);
     const ilk_interceptor *list[] = {i};
     EXPECT(ilk_interceptor_chain_in_order(&chained, list, H) == ILK_EINVAL && chained == NULL);
     ilk_interceptor_free(i);
-    ilk_router_free(r);
     return failures;
 }
 
-static int case_callbacks(void) {
+static int case_callbacks(fixture *f) {
     int failures = 0;
-    ilk_router *r = router_with_routes();
     ilk_result *res = NULL;
     dest_failures = 0;
-    EXPECT(ilk_router_resolve(r, "GET", "/u/x", 4, &res) == ILK_OK);
+    EXPECT(ilk_router_resolve(f->r, "GET", "/u/x", 4, &res) == ILK_OK);
     failures += dest_failures;
     const char *a = NULL, *b = NULL, *c = NULL;
     EXPECT(ilk_result_header_at(res, H, &a, &b) == ILK_EINVAL);
@@ -138,11 +144,10 @@ static int case_callbacks(void) {
     EXPECT(ilk_result_allowed_at(res, H) == NULL);
     ilk_result_free(res);
     int redirect_rc = 0;
-    ilk_router_add_filter(r, "redirect", redirect_filter, &redirect_rc, NULL);
-    EXPECT(ilk_router_resolve(r, "GET", "/u/x", 4, &res) >= 0);
+    ilk_router_add_filter(f->r, "redirect", redirect_filter, &redirect_rc, NULL);
+    EXPECT(ilk_router_resolve(f->r, "GET", "/u/x", 4, &res) >= 0);
     EXPECT(redirect_rc == ILK_EINVAL);
     ilk_result_free(res);
-    ilk_router_free(r);
     return failures;
 }
 

@@ -36,8 +36,8 @@ function print(record) {
 // setImmediate); it returns [route_sum, param_bytes].
 async function timeDoors(doors, table, seconds) {
   for (const d of doors) {
-    const [routeSum, paramBytes] = await d.run();
-    d.extra = { ...d.extra, route_sum: routeSum, param_bytes: paramBytes };
+    const [routeSum, bytes] = await d.run();
+    d.extra = { ...d.extra, route_sum: routeSum, param_bytes: bytes };
     // Warm up (the JIT compiles the pass), then time a few passes to size the batches.
     for (let w = 0; w < 5; w++) await d.run();
     const t = process.hrtime.bigint();
@@ -66,6 +66,28 @@ async function timeDoors(doors, table, seconds) {
   }
 }
 
+// The lengths of the names and values of a lookup's parameters, added up.
+function paramBytes(params) {
+  let size = 0;
+  for (const name in params) size += name.length + params[name].length;
+  return size;
+}
+
+// A pass over `count` requests, `lookup(i)` answering request i with { id, params } or null:
+// [sum of route ids, sum of paramBytes].
+function tally(count, lookup) {
+  let ids = 0;
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const found = lookup(i);
+    if (found !== null) {
+      ids += found.id;
+      size += paramBytes(found.params);
+    }
+  }
+  return [ids, size];
+}
+
 function interlockDoor(routes, requests, table) {
   const router = new interlock.Router();
   const t = process.hrtime.bigint();
@@ -84,19 +106,7 @@ function interlockDoor(routes, requests, table) {
     }
   };
   const wrong = requests.filter(([m, u, e], i) => ((match(...pairs[i]) || { id: 0 }).id) !== Number(e)).length;
-  const run = () => {
-    let ids = 0;
-    let size = 0;
-    for (let i = 0; i < pairs.length; i++) {
-      const found = match(pairs[i][0], pairs[i][1]);
-      if (found !== null) {
-        ids += found.id;
-        const params = found.params;
-        for (const name in params) size += name.length + params[name].length;
-      }
-    }
-    return [ids, size];
-  };
+  const run = () => tally(pairs.length, (i) => match(pairs[i][0], pairs[i][1]));
   return {
     door: 'Node interlock match', perPass: requests.length, run,
     extra: { routes: routes.length, checked: requests.length, wrong, compile_ms: Math.round(compileMs * 100) / 100 },
@@ -114,24 +124,12 @@ function pathToRegexpDoor(p2r, routes, requests) {
       const route = table[i];
       if (route.method !== method) continue;
       const found = route.match(uri);
-      if (found) return [route.id, found.params];
+      if (found) return { id: route.id, params: found.params };
     }
     return null;
   };
-  const wrong = requests.filter(([m, u, e]) => ((lookup(m, u) || [0])[0]) !== Number(e)).length;
-  const run = () => {
-    let ids = 0;
-    let size = 0;
-    for (let i = 0; i < requests.length; i++) {
-      const found = lookup(requests[i][0], requests[i][1]);
-      if (found !== null) {
-        ids += found[0];
-        const params = found[1];
-        for (const name in params) size += name.length + params[name].length;
-      }
-    }
-    return [ids, size];
-  };
+  const wrong = requests.filter(([m, u, e]) => ((lookup(m, u) || { id: 0 }).id) !== Number(e)).length;
+  const run = () => tally(requests.length, (i) => lookup(requests[i][0], requests[i][1]));
   return { door: 'path-to-regexp 6 (Node)', perPass: requests.length, run, extra: { checked: requests.length, wrong } };
 }
 
@@ -169,8 +167,7 @@ function expressDoor(express, routes, requests) {
       if (found instanceof Promise) found = await found;
       if (found !== null) {
         ids += found[0];
-        const params = found[1];
-        for (const name in params) size += name.length + params[name].length;
+        size += paramBytes(found[1]);
       }
     }
     return [ids, size];

@@ -177,107 +177,80 @@ function forget(router, id) {
   if (routes !== undefined) delete routes[id];
 }
 
+// A method's property: writable and configurable, not enumerable (as a class's methods).
+function methodProperty(value) {
+  return { value, writable: true, configurable: true };
+}
+
+// addRequestInterceptor and addResponseInterceptor: options { route, name }.
+function intercept(router, isResponse, fn, options) {
+  options = optionsArg(options, 'options');
+  return addInterceptor.call(router, isResponse, fn, options.route, labelOf(fn, options));
+}
+
 Object.defineProperties(proto, {
-  removeRoute: {
-    value: function (nameOrId) {
-      forget(this, removeRoute.call(this, nameOrId));
-    },
-    writable: true,
-    configurable: true,
-  },
-  replaceRoute: {
-    value: function (nameOrId, pattern) {
-      forget(this, replaceRoute.call(this, nameOrId, pattern));
-    },
-    writable: true,
-    configurable: true,
-  },
-  setRouteData: {
-    value: function (nameOrId, data) {
-      forget(this, setRouteData.call(this, nameOrId, data));
-    },
-    writable: true,
-    configurable: true,
-  },
+  removeRoute: methodProperty(function (nameOrId) {
+    forget(this, removeRoute.call(this, nameOrId));
+  }),
+  replaceRoute: methodProperty(function (nameOrId, pattern) {
+    forget(this, replaceRoute.call(this, nameOrId, pattern));
+  }),
+  setRouteData: methodProperty(function (nameOrId, data) {
+    forget(this, setRouteData.call(this, nameOrId, data));
+  }),
   /** match(uri, method?) -> { id, name, pattern, params, data } or null; throws
    *  MethodNotAllowedError (with `allowed`) when routes take the path under other methods only. */
-  match: {
-    value: function match(uri, method) {
-      const values = matchRaw(this[numberKey], uri, method);
-      if (values === null) return null;
-      const id = scratch[ID];
-      const count = scratch[COUNT];
-      const route = routeFor(this, id);
-      const names = route.names;
-      const params = {};
-      let start = 0;
-      for (let i = 0; i < count; i++) {
-        const end = scratch[END + 2 * i];
-        const name = names[scratch[NAME + 2 * i]];
-        if (route.plain) params[name] = values.slice(start, end);
-        else Object.defineProperty(params, name, { value: values.slice(start, end), enumerable: true, writable: true, configurable: true });
-        start = end;
-      }
-      return { id, name: route.name, pattern: route.pattern, params, data: route.data };
-    },
-    writable: true,
-    configurable: true,
-  },
+  match: methodProperty(function match(uri, method) {
+    const values = matchRaw(this[numberKey], uri, method);
+    if (values === null) return null;
+    const id = scratch[ID];
+    const count = scratch[COUNT];
+    const route = routeFor(this, id);
+    const names = route.names;
+    const params = {};
+    let start = 0;
+    for (let i = 0; i < count; i++) {
+      const end = scratch[END + 2 * i];
+      const name = names[scratch[NAME + 2 * i]];
+      if (route.plain) params[name] = values.slice(start, end);
+      else Object.defineProperty(params, name, { value: values.slice(start, end), enumerable: true, writable: true, configurable: true });
+      start = end;
+    }
+    return { id, name: route.name, pattern: route.pattern, params, data: route.data };
+  }),
   /** explain(uri, method?): why the URI ends where it does (the library's ilk_router_explain). */
-  explain: {
-    value: function explain(uri, method) {
-      return JSON.parse(explainJSON.call(this, uri, method));
-    },
-    writable: true,
-    configurable: true,
-  },
+  explain: methodProperty(function explain(uri, method) {
+    return JSON.parse(explainJSON.call(this, uri, method));
+  }),
   /** addFilter(fn, { name }?): fn(request, next) continues (returns next(request)), stops (returns
    *  without calling next) or redirects (returns request.redirect(uri) or redirectTo(name, params)). */
-  addFilter: {
-    value: function (fn, options) {
-      options = optionsArg(options, 'options');
-      return addFilter.call(this, fn, labelOf(fn, options));
-    },
-    writable: true,
-    configurable: true,
-  },
+  addFilter: methodProperty(function (fn, options) {
+    options = optionsArg(options, 'options');
+    return addFilter.call(this, fn, labelOf(fn, options));
+  }),
   /** addRequestInterceptor(fn, { route, name }?): fn(request) may change request.params and
    *  request.metadata; throw new Abort(reason) to abort. */
-  addRequestInterceptor: {
-    value: function addRequestInterceptor(fn, options) {
-      options = optionsArg(options, 'options');
-      return addInterceptor.call(this, false, fn, options.route, labelOf(fn, options));
-    },
-    writable: true,
-    configurable: true,
-  },
+  addRequestInterceptor: methodProperty(function addRequestInterceptor(fn, options) {
+    return intercept(this, false, fn, options);
+  }),
   /** addResponseInterceptor(fn, { route, name }?): fn(response, request) may change the response,
    *  call response.retry(), or throw new Abort(reason). */
-  addResponseInterceptor: {
-    value: function addResponseInterceptor(fn, options) {
-      options = optionsArg(options, 'options');
-      return addInterceptor.call(this, true, fn, options.route, labelOf(fn, options));
-    },
-    writable: true,
-    configurable: true,
-  },
+  addResponseInterceptor: methodProperty(function addResponseInterceptor(fn, options) {
+    return intercept(this, true, fn, options);
+  }),
   /** loadFile(path): load() of a file's bytes; an error's message begins "PATH:LINE:COLUMN:". */
-  loadFile: {
-    value: function loadFile(file) {
-      const bytes = fs.readFileSync(file);
-      try {
-        return this.load(bytes);
-      } catch (error) {
-        if (error instanceof InterlockError && error.line !== undefined) {
-          error.message = `${file}:${error.line}:${error.column}: ${error.message.replace(/^line \d+, column \d+: /, '')}`;
-          error.path = String(file);
-        }
-        throw error;
+  loadFile: methodProperty(function loadFile(file) {
+    const bytes = fs.readFileSync(file);
+    try {
+      return this.load(bytes);
+    } catch (error) {
+      if (error instanceof InterlockError && error.line !== undefined) {
+        error.message = `${file}:${error.line}:${error.column}: ${error.message.replace(/^line \d+, column \d+: /, '')}`;
+        error.path = String(file);
       }
-    },
-    writable: true,
-    configurable: true,
-  },
+      throw error;
+    }
+  }),
 });
 
 module.exports = {

@@ -63,14 +63,21 @@ local function run_destination(request, response, userdata)
   return OK
 end
 
+-- Runs a stage `fn(req, second)` (`fn(req)` without `second`) whose return value is a verb; what
+-- it was lent goes stale after. An error goes to the library through `set_error(pointer, ...)`.
+local function run_stage(what, set_error, pointer, fn, req, second)
+  local ok, value
+  if second then ok, value = pcall(fn, req, second) else ok, value = pcall(fn, req) end
+  if ok then ok, value = pcall(verb, value, what) end
+  release(req, second)
+  if not ok then return failed(value, set_error, pointer) end
+  return value
+end
+
 local function run_filter(request, chain, userdata)
   local router, fn = target(userdata)
-  local req, ch = request_of(request, router), setmetatable({ _p = chain }, Chain)
-  local ok, value = pcall(fn, req, ch)
-  if ok then ok, value = pcall(verb, value, "filter") end
-  release(req, ch)
-  if not ok then return failed(value, C.ilk_request_set_error, request) end
-  return value
+  return run_stage("filter", C.ilk_request_set_error, request, fn, request_of(request, router),
+                   setmetatable({ _p = chain }, Chain))
 end
 
 local function run_guard(request, userdata)
@@ -84,22 +91,13 @@ end
 
 local function run_request_interceptor(request, userdata)
   local router, fn = target(userdata)
-  local req = request_of(request, router)
-  local ok, value = pcall(fn, req)
-  if ok then ok, value = pcall(verb, value, "request interceptor") end
-  release(req)
-  if not ok then return failed(value, C.ilk_request_set_error, request) end
-  return value
+  return run_stage("request interceptor", C.ilk_request_set_error, request, fn, request_of(request, router))
 end
 
 local function run_response_interceptor(request, response, userdata)
   local router, fn = target(userdata)
-  local req, res = request_of(request, router), response_of(response)
-  local ok, value = pcall(fn, req, res)
-  if ok then ok, value = pcall(verb, value, "response interceptor") end
-  release(req, res)
-  if not ok then return failed(value, C.ilk_response_set_error, response) end
-  return value
+  return run_stage("response interceptor", C.ilk_response_set_error, response, fn, request_of(request, router),
+                   response_of(response))
 end
 
 local function run_log(line, userdata)

@@ -13,6 +13,7 @@ local callback_module = require "interlock.callbacks"
 
 local C, K, fail, status_name = native.C, native.K, native.fail, native.status_name
 local Router, argument, optional = router_module.Router, router_module.argument, router_module.optional
+local with_route = Router._with_route
 local callbacks, running, key_of = callback_module.callbacks, callback_module.running, callback_module.key_of
 local request_of, text = values.request_of, values.text
 local OK = K.ILK_OK
@@ -26,21 +27,26 @@ local function route_or_global(self, route)
   return self:_route(route)
 end
 
+-- A method `(route, fn)` setting a route's callback `fn` (checked by `check`: argument, or optional
+-- where nil removes it): the library's `set` with `trampoline`, the function kept in the router's
+-- list `owned` for the route. The method returns true, or nil, message, offset, code.
+local function route_callback_setter(check, set, trampoline, owned)
+  return with_route(function(self, id, fn)
+    check(fn, "function", "fn")
+    local userdata = fn and self:_hold(fn) or nil
+    local rc = set(self._h, id, fn and trampoline or nil, userdata, nil)
+    if rc ~= OK then
+      self:_forget_key(userdata)
+      return fail(rc)
+    end
+    self:_own(id, userdata, owned)
+    return true
+  end)
+end
+
 --- Sets (or, with nil, removes) the destination of a route (its id or name), e.g. a loaded one.
 -- `fn(request, response)` may return a string: the body. Returns true, or nil, message, offset, code.
-function Router:set_handler(route, fn)
-  local id, message, offset, code = self:_route(route)
-  if not id then return nil, message, offset, code end
-  argument(fn, "function", "fn")
-  local userdata = self:_hold(fn)
-  local rc = C.ilk_router_set_destination(self._h, id, callbacks.destination, userdata, nil)
-  if rc ~= OK then
-    self:_forget_key(userdata)
-    return fail(rc)
-  end
-  self:_own(id, userdata, "_handlers")
-  return true
-end
+Router.set_handler = route_callback_setter(argument, C.ilk_router_set_destination, callbacks.destination, "_handlers")
 
 --- Sets the destination of requests no route matched: `fn(request, response)`.
 function Router:set_default(fn)
@@ -55,19 +61,7 @@ end
 
 --- Sets a route's guard `fn(request)`: truthy allows, false or nil refuses (the resolve ends as
 -- GUARDED and the URI becomes the pending link). nil removes it. true, or nil, message, offset, code.
-function Router:set_guard(route, fn)
-  local id, message, offset, code = self:_route(route)
-  if not id then return nil, message, offset, code end
-  optional(fn, "function", "fn")
-  local userdata = fn and self:_hold(fn) or nil
-  local rc = C.ilk_router_set_guard(self._h, id, fn and callbacks.guard or nil, userdata, nil)
-  if rc ~= OK then
-    self:_forget_key(userdata)
-    return fail(rc)
-  end
-  self:_own(id, userdata, "_guards")
-  return true
-end
+Router.set_guard = route_callback_setter(optional, C.ilk_router_set_guard, callbacks.guard, "_guards")
 
 --- Appends a filter `fn(request, chain)` to the global chain. It continues with
 -- `chain:next(request)` (then returns nothing), stops with `return interlock.STOP`, or

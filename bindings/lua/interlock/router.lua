@@ -91,6 +91,18 @@ function Router:_route(route)
   return id_p[0]
 end
 
+-- A method whose first argument is a route (its id or name): `fn(self, id, ...)` with the route's
+-- id; a route the library does not know answers nil, message, offset, code. (A tail call: an
+-- argument error in `fn` still points at the method's caller.)
+local function with_route(fn)
+  return function(self, route, ...)
+    local id, message, offset, code = self:_route(route)
+    if not id then return nil, message, offset, code end
+    return fn(self, id, ...)
+  end
+end
+Router._with_route = with_route
+
 -- After the library gave ids up to `id`.
 function Router:_gave(id)
   if id > self._last_id then self._last_id = id end
@@ -134,35 +146,29 @@ end
 
 --- Removes a route (its id or name): lookups no longer find it, its id is never given again.
 -- Returns true, or nil, message, offset, code (ENOROUTE).
-function Router:remove_route(route)
-  local id, message, offset, code = self:_route(route)
-  if not id then return nil, message, offset, code end
+Router.remove_route = with_route(function(self, id)
   local rc = C.ilk_router_remove_route(self._h, id)
   if rc ~= OK then return fail(rc) end
   self._data[id], self._names[id] = nil, nil
   self:_drop_route_keys(id)
   return true
-end
+end)
 
 --- Gives a route (its id or name) a new pattern, keeping its id, name, callbacks and data.
 -- Returns true, or nil, message, offset, code.
-function Router:replace_route(route, pattern)
-  local id, message, offset, code = self:_route(route)
-  if not id then return nil, message, offset, code end
+Router.replace_route = with_route(function(self, id, pattern)
   argument(pattern, "string", "pattern")
   local rc = C.ilk_router_replace_route(self._h, id, pattern)
   if rc ~= OK then return fail(rc) end
   return true
-end
+end)
 
 --- Sets a route's data (any Lua value; nil clears it). Returns true, or nil, message, offset, code.
-function Router:set_data(route, data)
-  local id, message, offset, code = self:_route(route)
-  if not id then return nil, message, offset, code end
+Router.set_data = with_route(function(self, id, data)
   if C.ilk_router_route_pattern(self._h, id, name_p) ~= OK then return fail(K.ILK_ENOROUTE) end
   self._data[id] = data
   return true
-end
+end)
 
 -- The values of a loaded route (its key=value pairs), read from the library by key when asked:
 -- the C interface reads them one key at a time and cannot list them.
@@ -221,13 +227,11 @@ function Router:route_name(id)
 end
 
 --- The route's pattern, or nil, message, offset, code.
-function Router:route_pattern(route)
-  local id, message, offset, code = self:_route(route)
-  if not id then return nil, message, offset, code end
+Router.route_pattern = with_route(function(self, id)
   local rc = C.ilk_router_route_pattern(self._h, id, name_p)
   if rc ~= OK then return fail(rc) end
   return ffi_string(name_p[0])
-end
+end)
 
 --- The id of the route called `name`, or nil, message, offset, code.
 function Router:route_id(name)
@@ -353,6 +357,18 @@ Router._name_value_arrays = name_value_arrays
 local buffer_size = 512
 local buffer = ffi.new("char[?]", buffer_size)
 
+-- The text `write(buffer, size, length_p)` writes (a library call), in the shared buffer, grown
+-- while the call answers `short` with a longer length. The text, or nil, message, offset, code.
+local function into_buffer(short, write)
+  while true do
+    local rc = write(buffer, buffer_size, length_p)
+    if rc == OK then return ffi_string(buffer, length_p[0]) end
+    if rc ~= short or length_p[0] < buffer_size then return fail(rc) end
+    buffer_size = tonumber(length_p[0]) + 1
+    buffer = ffi.new("char[?]", buffer_size)
+  end
+end
+
 --- The URI of the route called `name`, from `params` (name = value; values are encoded and checked
 -- against their constraints). Returns the URI, or nil, message, offset, code.
 function Router:url_for(name, params)
@@ -360,13 +376,12 @@ function Router:url_for(name, params)
   params = optional(params, "table", "params") or {}
   local keep = {}
   local names, values, n = name_value_arrays(params, keep)
-  while true do
-    local rc = C.ilk_router_url_for(self._h, name, names, values, n, buffer, buffer_size, length_p)
-    if rc == OK then return ffi_string(buffer, length_p[0]) end
-    if rc ~= EINVAL or length_p[0] < buffer_size then return fail(rc) end
-    buffer_size = tonumber(length_p[0]) + 1
-    buffer = ffi.new("char[?]", buffer_size)
-  end
+  local text, message, offset, code = into_buffer(EINVAL, function(into, size, length)
+    return C.ilk_router_url_for(self._h, name, names, values, n, into, size, length)
+  end)
+  -- Not a tail call: until here `keep` holds the texts `values` points to.
+  if text == nil then return nil, message, offset, code end
+  return text
 end
 
 --- Why `uri` goes where it goes under `method`: the library's explanation, a JSON text
@@ -375,13 +390,9 @@ end
 function Router:explain(uri, method)
   argument(uri, "bytes", "uri")
   optional(method, "string", "method")
-  while true do
-    local rc = C.ilk_router_explain(self._h, method, uri, #uri, buffer, buffer_size, length_p)
-    if rc == OK then return ffi_string(buffer, length_p[0]) end
-    if rc ~= ELIMIT or length_p[0] < buffer_size then return fail(rc) end
-    buffer_size = tonumber(length_p[0]) + 1
-    buffer = ffi.new("char[?]", buffer_size)
-  end
+  return into_buffer(ELIMIT, function(into, size, length)
+    return C.ilk_router_explain(self._h, method, uri, #uri, into, size, length)
+  end)
 end
 
 return {

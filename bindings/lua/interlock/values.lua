@@ -66,18 +66,20 @@ function Request:params()
   end
   return t
 end
---- The first value of query key `key`, or nil.
-function Request:query(key) return text(C.ilk_request_query(live(self), argument(key, "string", "key"))) end
---- Every query pair, in order: a list of {key, value}.
-function Request:query_pairs()
-  local p, list = live(self), {}
-  local keys, values = ffi.new("const char *[1]"), ffi.new("const char *[1]")
-  for i = 0, tonumber(C.ilk_request_query_count(p)) - 1 do
-    C.ilk_request_query_at(p, i, keys, values)
-    list[#list + 1] = { ffi_string(keys[0]), ffi_string(values[0]) }
+-- The pairs `at` reads from `p` (the library's *_count and *_at functions): a list of {name, value}.
+local function pair_list(p, count, at)
+  local list = {}
+  local names, values = ffi.new("const char *[1]"), ffi.new("const char *[1]")
+  for i = 0, tonumber(count(p)) - 1 do
+    at(p, i, names, values)
+    list[#list + 1] = { ffi_string(names[0]), ffi_string(values[0]) }
   end
   return list
 end
+--- The first value of query key `key`, or nil.
+function Request:query(key) return text(C.ilk_request_query(live(self), argument(key, "string", "key"))) end
+--- Every query pair, in order: a list of {key, value}.
+function Request:query_pairs() return pair_list(live(self), C.ilk_request_query_count, C.ilk_request_query_at) end
 function Request:metadata(key) return text(C.ilk_request_metadata(live(self), argument(key, "string", "key"))) end
 function Request:state(key) return text(C.ilk_request_state(live(self), argument(key, "string", "key"))) end
 
@@ -132,15 +134,7 @@ function Response:add_header(name, value)
 end
 function Response:clear_headers() return checked(C.ilk_response_clear_headers(live(self))) end
 --- The headers: a list of {name, value}, in the order added.
-function Response:headers()
-  local p, list = live(self), {}
-  local names, values = ffi.new("const char *[1]"), ffi.new("const char *[1]")
-  for i = 0, tonumber(C.ilk_response_header_count(p)) - 1 do
-    C.ilk_response_header_at(p, i, names, values)
-    list[#list + 1] = { ffi_string(names[0]), ffi_string(values[0]) }
-  end
-  return list
-end
+function Response:headers() return pair_list(live(self), C.ilk_response_header_count, C.ilk_response_header_at) end
 --- For a response interceptor: `return response:abort(reason)` ends the resolve as ABORTED.
 function Response:abort(reason)
   checked(C.ilk_response_set_error(live(self), argument(reason, "string", "reason")))

@@ -1,4 +1,4 @@
--- Assertions for the unit tests.
+-- Assertions for the unit tests, and the route table several of them use.
 local check = {}
 
 local function show(v)
@@ -44,6 +44,21 @@ function check.raises(fn, text, what)
   if text and not tostring(err):find(text, 1, true) then
     error(("%s: raised %s, want a message holding %q"):format(what or "call", tostring(err), text), 2)
   end
+end
+
+-- The GitHub API table (benchmarks/routesets/github_api.txt) in a new router: the router, and
+-- the table's route lines in order.
+function check.github()
+  local router = assert(require("interlock").new())
+  local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$")
+  local routes = {}
+  for line in io.lines(here .. "/../../../benchmarks/routesets/github_api.txt") do
+    if line:match("%S") then
+      routes[#routes + 1] = line
+      assert(router:add_route(line))
+    end
+  end
+  return router, routes
 end
 
 return check

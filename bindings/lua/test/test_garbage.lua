@@ -1,18 +1,13 @@
 -- The fast path creates no garbage: counted with collectgarbage("count") over many lookups of
 -- the GitHub table (the collector stopped meanwhile), never timed.
 local check = require "check"
-local interlock = require "interlock"
 
 local function table_and_requests()
-  local r = assert(interlock.new())
-  local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$")
+  local r, routes = check.github()
   local requests = {}
-  for line in io.lines(here .. "/../../../benchmarks/routesets/github_api.txt") do
-    if line:match("%S") then
-      assert(r:add_route(line))
-      local method, path = line:match("^(%S+) (%S+)$")
-      requests[#requests + 1] = { method, (path:gsub(":([%w_]+)", "%1-v")) }
-    end
+  for _, line in ipairs(routes) do
+    local method, path = line:match("^(%S+) (%S+)$")
+    requests[#requests + 1] = { method, (path:gsub(":([%w_]+)", "%1-v")) }
   end
   requests[#requests + 1] = { "GET", "/no/such/route" }      -- a miss (405 answers build their Allow list)
   return r, requests

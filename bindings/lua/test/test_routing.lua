@@ -3,19 +3,6 @@
 local check = require "check"
 local interlock = require "interlock"
 
-local function github()
-  local router = assert(interlock.new())
-  local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$")
-  local routes = {}
-  for line in io.lines(here .. "/../../../benchmarks/routesets/github_api.txt") do
-    if line:match("%S") then
-      routes[#routes + 1] = line
-      assert(router:add_route(line))
-    end
-  end
-  return router, routes
-end
-
 return {
   { "match gives the id, the data and the parameters in the caller's table", function()
     local r = assert(interlock.new())
@@ -119,7 +106,7 @@ return {
     check.eq(select(4, r:set_data(a, 1)), "ENOROUTE", "set_data on a removed route")
   end },
   { "the GitHub table: every route found by its own path", function()
-    local r, routes = github()
+    local r, routes = check.github()
     local params = {}
     for i, line in ipairs(routes) do
       local method, path = line:match("^(%S+) (%S+)$")

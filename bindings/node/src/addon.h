@@ -111,6 +111,8 @@ void text_arg_free(text_arg *t);
 int is_nullish(napi_env env, napi_value value);
 napi_value make_string(napi_env env, const char *s);
 napi_value make_string_n(napi_env env, const char *s, size_t len);
+napi_status define_values(napi_env env, napi_value object, const char *const *keys, const napi_value *values,
+                          size_t count);
 const char *type_name(napi_env env, napi_value value);
 napi_value throw_type(napi_env env, const char *what, const char *expected, napi_value got);
 int get_route_id(napi_env env, router_native *r, napi_value value, const char *what, uint32_t *id);
@@ -119,6 +121,13 @@ long param_arrays(napi_env env, napi_value params, const char ***names, const ch
 int method_arg(napi_env env, napi_value v, char *stack, size_t stack_len, text_arg *out);
 int bytes_arg(napi_env env, napi_value v, const char *what, char *stack, size_t stack_len, text_arg *out);
 int get_option(napi_env env, napi_value options, const char *key, napi_value *out);
+/* A lookup's URI and method, read into the struct's own buffers; uri_method_free frees them. */
+typedef struct uri_method_args {
+  char ustack[2048], mstack[72];
+  text_arg uri, method;
+} uri_method_args;
+int uri_method(napi_env env, napi_value uri, napi_value method, uri_method_args *out);
+void uri_method_free(uri_method_args *a);
 
 /* errors.c */
 napi_value throw_library(napi_env env, int code);
@@ -133,6 +142,12 @@ router_native *router_of(napi_env env, napi_callback_info info, size_t *argc, na
 /* As router_of, and the environment's state (the method's data) in *a. */
 router_native *router_and_env(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv, napi_value *self,
                               addon_env **a);
+/* As router_of, and the route its first argument names (an id or a name) in *id. */
+router_native *router_and_route(napi_env env, napi_callback_info info, size_t argc, napi_value *argv, uint32_t *id);
+/* As router_of, and its one argument, a uint32, in *out. */
+router_native *router_and_uint32(napi_env env, napi_callback_info info, const char *what, uint32_t *out);
+/* As router_of, and its arguments (uri, method?) in *args (free them with uri_method_free). */
+router_native *router_and_lookup(napi_env env, napi_callback_info info, uri_method_args *args);
 route_cache *route_cache_of(router_native *r, uint32_t id);
 void route_cache_clear(router_native *r, uint32_t id);
 napi_value slots_of(router_native *r);
@@ -181,5 +196,8 @@ napi_value router_set_destination(napi_env env, napi_callback_info info);
 napi_value router_add_interceptor(napi_env env, napi_callback_info info);
 int destination_trampoline(const ilk_request *request, ilk_response *response, void *userdata);
 int guard_trampoline(const ilk_request *request, void *userdata);
+/* Sets route `id`'s guard to the function `guard`, or clears it (undefined or null). Returns 0
+ * with an exception pending. */
+int set_route_guard(napi_env env, router_native *r, uint32_t id, napi_value guard);
 
 #endif

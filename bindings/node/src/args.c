@@ -58,6 +58,16 @@ napi_value make_string_n(napi_env env, const char *s, size_t len) {
   return napi_create_string_utf8(env, s, len, &v) == napi_ok ? v : NULL;
 }
 
+/* Defines the plain properties keys[i]: values[i] (at most 16) on `object`, in one call. */
+napi_status define_values(napi_env env, napi_value object, const char *const *keys, const napi_value *values,
+                          size_t count) {
+  napi_property_descriptor props[16];
+  if (count > sizeof props / sizeof *props) return napi_invalid_arg;
+  for (size_t i = 0; i < count; i++)
+    props[i] = (napi_property_descriptor){keys[i], NULL, NULL, NULL, NULL, values[i], napi_default_jsproperty, NULL};
+  return napi_define_properties(env, object, count, props);
+}
+
 /* The UTF-8 offset at which the first lone surrogate of `value` would begin, or -1 if it has none.
  * N-API would write U+FFFD in its place, which the library would take as the text. */
 static long lone_surrogate_offset(napi_env env, napi_value value) {
@@ -306,6 +316,25 @@ int method_arg(napi_env env, napi_value v, char *stack, size_t stack_len, text_a
   out->data = stack;
   out->len = len;
   return 1;
+}
+
+/* A lookup's URI (a string; NULL when not given) and method (method_arg). */
+int uri_method(napi_env env, napi_value uri, napi_value method, uri_method_args *out) {
+  if (uri == NULL) {
+    throw_type(env, "uri", "a string", NULL);
+    return 0;
+  }
+  if (get_text(env, uri, "uri", out->ustack, sizeof out->ustack, &out->uri, 1, 1) != napi_ok) return 0;
+  if (!method_arg(env, method, out->mstack, sizeof out->mstack, &out->method)) {
+    text_arg_free(&out->uri);
+    return 0;
+  }
+  return 1;
+}
+
+void uri_method_free(uri_method_args *a) {
+  text_arg_free(&a->uri);
+  text_arg_free(&a->method);
 }
 
 /* options[key]: 1 with *out set when present and neither undefined nor null, 0 when not, -1 on

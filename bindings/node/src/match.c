@@ -95,14 +95,9 @@ napi_value router_match_raw(napi_env env, napi_callback_info info) {
   if (napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&a) != napi_ok) return NULL;
   router_native *r = router_numbered(env, a, argv[0]);
   if (r == NULL) return NULL;
-  char ustack[2048], mstack[72];
-  text_arg uri, method;
-  if (argc < 2) return throw_type(env, "uri", "a string", NULL);
-  if (get_text(env, argv[1], "uri", ustack, sizeof ustack, &uri, 1, 1) != napi_ok) return NULL;
-  if (!method_arg(env, argc > 2 ? argv[2] : NULL, mstack, sizeof mstack, &method)) {
-    text_arg_free(&uri);
-    return NULL;
-  }
+  uri_method_args args;
+  if (!uri_method(env, argc > 1 ? argv[1] : NULL, argc > 2 ? argv[2] : NULL, &args)) return NULL;
+  const text_arg uri = args.uri, method = args.method;
   int64_t got = ilk_router_match_packed(r->router, method.data, uri.data, uri.len, a->match);
   napi_value out = NULL;
   if (got >= ((int64_t)1 << 32)) {
@@ -169,40 +164,31 @@ napi_value router_match_raw(napi_env env, napi_callback_info info) {
     throw_library(env, (int)got);
   }
 done:
-  text_arg_free(&uri);
-  text_arg_free(&method);
+  uri_method_free(&args);
   return out;
 }
 
 /* routeInfo(id) -> { name, pattern, names, data, generation }: what index.js keeps of a route
  * for lookups, until the route's generation changes. */
 napi_value router_route_info(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1] = {NULL};
   uint32_t id;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_uint32_arg(env, argv[0], "id", &id)) return NULL;
+  router_native *r = router_and_uint32(env, info, "id", &id);
+  if (r == NULL) return NULL;
+  static const char *const keys[] = {"name", "pattern", "names", "data", "generation"};
   route_cache *c = route_cache_of(r, id);
-  napi_value name, pattern, names, data, generation, out;
+  napi_value v[5], out;
   if (c == NULL) return throw_error(env, ILK_ENOMEM, "out of memory", ILK_NO_OFFSET);
-  if (!route_strings(env, r, id, &name, &pattern)) return NULL;
-  NAPI_OK(napi_create_array_with_length(env, c->name_count, &names));
-  for (uint32_t i = 0; i < c->name_count; i++) NAPI_OK(napi_set_element(env, names, i, make_string(env, c->names[i])));
+  if (!route_strings(env, r, id, &v[0], &v[1])) return NULL;
+  NAPI_OK(napi_create_array_with_length(env, c->name_count, &v[2]));
+  for (uint32_t i = 0; i < c->name_count; i++) NAPI_OK(napi_set_element(env, v[2], i, make_string(env, c->names[i])));
   if (c->data_slot) {
     slot_ref ref = {r, c->data_slot, id};
-    if ((data = slot_get(r, &ref)) == NULL) return NULL;
+    if ((v[3] = slot_get(r, &ref)) == NULL) return NULL;
   } else {
-    napi_get_null(env, &data);
+    napi_get_null(env, &v[3]);
   }
-  napi_create_uint32(env, c->generation, &generation);
-  napi_property_descriptor props[] = {
-      {"name", NULL, NULL, NULL, NULL, name, napi_default_jsproperty, NULL},
-      {"pattern", NULL, NULL, NULL, NULL, pattern, napi_default_jsproperty, NULL},
-      {"names", NULL, NULL, NULL, NULL, names, napi_default_jsproperty, NULL},
-      {"data", NULL, NULL, NULL, NULL, data, napi_default_jsproperty, NULL},
-      {"generation", NULL, NULL, NULL, NULL, generation, napi_default_jsproperty, NULL},
-  };
+  napi_create_uint32(env, c->generation, &v[4]);
   NAPI_OK(napi_create_object(env, &out));
-  NAPI_OK(napi_define_properties(env, out, 5, props));
+  NAPI_OK(define_values(env, out, keys, v, 5));
   return out;
 }

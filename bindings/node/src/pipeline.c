@@ -138,43 +138,39 @@ int guard_trampoline(const ilk_request *request, void *userdata) {
   return rc;
 }
 
+/* Ends an interceptor's call: `rc` if it ran to the end, else ILK_ABORT for an Abort it threw, or
+ * the error of what else it threw. */
+static int intercepted(call *c, int ran, int rc, ilk_request *request, ilk_response *response) {
+  if (!ran) rc = aborted(c->env, request, response) ? ILK_ABORT : failed(c->env, request, response);
+  call_end(c);
+  return rc;
+}
+
 static int request_interceptor_trampoline(ilk_request *request, void *userdata) {
   call c;
-  int rc;
   if (!call_begin(&c, userdata)) return (call_end(&c), -1);
   napi_value req = make_request(c.env, c.r, request, c.state), undefined, returned;
   napi_get_undefined(c.env, &undefined);
-  if (req && napi_call_function(c.env, undefined, c.fn, 1, &req, &returned) == napi_ok && sync_request(c.env, req, request))
-    rc = ILK_CONTINUE;
-  else if (aborted(c.env, request, NULL))
-    rc = ILK_ABORT;
-  else
-    rc = failed(c.env, request, NULL);
-  call_end(&c);
-  return rc;
+  int ran = req && napi_call_function(c.env, undefined, c.fn, 1, &req, &returned) == napi_ok &&
+            sync_request(c.env, req, request);
+  return intercepted(&c, ran, ILK_CONTINUE, request, NULL);
 }
 
 static int response_interceptor_trampoline(ilk_request *request, ilk_response *response, void *userdata) {
   call c;
-  int rc;
   if (!call_begin(&c, userdata)) return (call_end(&c), -1);
   napi_value args[2], undefined, returned, retrying;
   args[1] = make_request(c.env, c.r, request, c.state);
   args[0] = args[1] ? make_response(c.env, response) : NULL;
   napi_get_undefined(c.env, &undefined);
   bool retry = false;
-  if (args[0] && napi_set_named_property(c.env, args[0], "request", args[1]) == napi_ok &&
-      napi_call_function(c.env, undefined, c.fn, 2, args, &returned) == napi_ok &&
-      write_response(c.env, response, args[0]) &&
-      napi_get_named_property(c.env, args[0], "retrying", &retrying) == napi_ok &&
-      napi_coerce_to_bool(c.env, retrying, &retrying) == napi_ok && napi_get_value_bool(c.env, retrying, &retry) == napi_ok)
-    rc = retry ? ILK_RETRY : ILK_CONTINUE;
-  else if (aborted(c.env, NULL, response))
-    rc = ILK_ABORT;
-  else
-    rc = failed(c.env, NULL, response);
-  call_end(&c);
-  return rc;
+  int ran = args[0] && napi_set_named_property(c.env, args[0], "request", args[1]) == napi_ok &&
+            napi_call_function(c.env, undefined, c.fn, 2, args, &returned) == napi_ok &&
+            write_response(c.env, response, args[0]) &&
+            napi_get_named_property(c.env, args[0], "retrying", &retrying) == napi_ok &&
+            napi_coerce_to_bool(c.env, retrying, &retrying) == napi_ok &&
+            napi_get_value_bool(c.env, retrying, &retry) == napi_ok;
+  return intercepted(&c, ran, retry ? ILK_RETRY : ILK_CONTINUE, NULL, response);
 }
 
 /* A filter's `next`: valid only while its filter runs, once. */
@@ -313,6 +309,10 @@ static napi_value string_list(napi_env env, size_t count, const char *(*at)(cons
   return out;
 }
 
+static int result_header_at(const void *result, size_t i, const char **name, const char **value) {
+  return ilk_result_header_at(result, i, name, value);
+}
+
 static napi_value make_result(napi_env env, router_native *r, ilk_result *result, napi_value state) {
   napi_value out, request, response, trace, v;
   int status = ilk_result_status(result);
@@ -331,35 +331,17 @@ static napi_value make_result(napi_env env, router_native *r, ilk_result *result
   napi_set_named_property(env, out, "params", params);
 
   /* The response, as a Response object (the result's own copy). */
-  addon_env *a = addon_env_of(env);
-  napi_value cls, headers, body;
-  napi_get_reference_value(env, a->response_class, &cls);
-  NAPI_OK(napi_new_instance(env, cls, 0, NULL, &response));
-  napi_create_int32(env, ilk_result_response_status(result), &v);
-  napi_set_named_property(env, response, "status", v);
   size_t body_len = 0;
-  const void *bytes = ilk_result_body(result, &body_len);
-  void *copy;
-  NAPI_OK(napi_create_buffer_copy(env, body_len, body_len ? bytes : "", &copy, &body));
-  napi_set_named_property(env, response, "body", body);
-  size_t count = ilk_result_header_count(result);
-  NAPI_OK(napi_create_array_with_length(env, count, &headers));
-  for (size_t i = 0; i < count; i++) {
-    const char *hn, *hv;
-    napi_value pair;
-    if (ilk_result_header_at(result, i, &hn, &hv) != ILK_OK) continue;
-    napi_create_array_with_length(env, 2, &pair);
-    napi_set_element(env, pair, 0, make_string(env, hn));
-    napi_set_element(env, pair, 1, make_string(env, hv));
-    napi_set_element(env, headers, (uint32_t)i, pair);
-  }
-  napi_set_named_property(env, response, "headers", headers);
+  const void *body = ilk_result_body(result, &body_len);
+  response = response_object(env, ilk_result_response_status(result), body, body_len, ilk_result_header_count(result),
+                             result_header_at, result);
+  if (response == NULL) return NULL;
   napi_set_named_property(env, response, "request", request);
   napi_set_named_property(env, out, "response", response);
   napi_set_named_property(env, out, "request", request);
   napi_set_named_property(env, out, "error", make_string(env, ilk_result_error(result)));
 
-  count = ilk_result_trace_count(result);
+  size_t count = ilk_result_trace_count(result);
   NAPI_OK(napi_create_array_with_length(env, count, &trace));
   for (size_t i = 0; i < count; i++) {
     const char *stage, *tname, *decision;
@@ -445,21 +427,11 @@ static napi_value run(napi_env env, router_native *r, resolve_fn fn, const char 
 
 /* resolve(uri, method?) -> result */
 napi_value router_resolve(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2] = {NULL, NULL};
-  router_native *r = router_of(env, info, &argc, argv, NULL);
+  uri_method_args args;
+  router_native *r = router_and_lookup(env, info, &args);
   if (r == NULL) return NULL;
-  char ustack[2048], mstack[72];
-  text_arg uri, method;
-  if (argc < 1) return throw_type(env, "uri", "a string", NULL);
-  if (get_text(env, argv[0], "uri", ustack, sizeof ustack, &uri, 1, 1) != napi_ok) return NULL;
-  if (!method_arg(env, argc > 1 ? argv[1] : NULL, mstack, sizeof mstack, &method)) {
-    text_arg_free(&uri);
-    return NULL;
-  }
-  napi_value out = run(env, r, resolve_uri, method.data, &uri);
-  text_arg_free(&uri);
-  text_arg_free(&method);
+  napi_value out = run(env, r, resolve_uri, args.method.data, &args.uri);
+  uri_method_free(&args);
   return out;
 }
 
@@ -511,25 +483,48 @@ napi_value router_add_filter(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* Hands the library a callback in a slot (ref), or clears it (ref NULL): one per kind of callback. */
+typedef int (*install_fn)(ilk_router *router, uint32_t id, slot_ref *ref);
+
+static int install_guard(ilk_router *router, uint32_t id, slot_ref *ref) {
+  return ilk_router_set_guard(router, id, ref ? guard_trampoline : NULL, ref, ref ? slot_free : NULL);
+}
+
+static int install_default(ilk_router *router, uint32_t id, slot_ref *ref) {
+  (void)id;
+  return ilk_router_set_default(router, ref ? destination_trampoline : NULL, ref, ref ? slot_free : NULL);
+}
+
+static int install_destination(ilk_router *router, uint32_t id, slot_ref *ref) {
+  return ilk_router_set_destination(router, id, destination_trampoline, ref, slot_free);
+}
+
+/* Sets the callback `fn` (a function; or undefined/null, which clears it, where `clearable`).
+ * Returns 0 with an exception pending. */
+static int set_callback(napi_env env, router_native *r, uint32_t id, napi_value fn, const char *what, int clearable,
+                        install_fn install) {
+  slot_ref *ref = NULL;
+  if (!(clearable && is_nullish(env, fn))) {
+    if (!function_arg(env, fn, what) || (ref = slot_put(r, fn, 0)) == NULL) return 0;
+  }
+  int rc = install(r->router, id, ref);
+  if (rc != ILK_OK) {
+    if (ref) slot_free(ref);
+    throw_library(env, rc);
+  }
+  return rc == ILK_OK;
+}
+
+int set_route_guard(napi_env env, router_native *r, uint32_t id, napi_value guard) {
+  return set_callback(env, r, id, guard, "guard", 1, install_guard);
+}
+
 /* setGuard(nameOrId, fn | null) */
 napi_value router_set_guard(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2] = {NULL, NULL};
   uint32_t id;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", &id)) return NULL;
-  if (is_nullish(env, argv[1])) {
-    int rc = ilk_router_set_guard(r->router, id, NULL, NULL, NULL);
-    return rc == ILK_OK ? NULL : throw_library(env, rc);
-  }
-  if (!function_arg(env, argv[1], "guard")) return NULL;
-  slot_ref *ref = slot_put(r, argv[1], 0);
-  if (ref == NULL) return NULL;
-  int rc = ilk_router_set_guard(r->router, id, guard_trampoline, ref, slot_free);
-  if (rc != ILK_OK) {
-    slot_free(ref);
-    return throw_library(env, rc);
-  }
+  router_native *r = router_and_route(env, info, 2, argv, &id);
+  if (r) set_route_guard(env, r, id, argv[1]);
   return NULL;
 }
 
@@ -538,37 +533,16 @@ napi_value router_set_default(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1] = {NULL};
   router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL) return NULL;
-  if (is_nullish(env, argv[0])) {
-    int rc = ilk_router_set_default(r->router, NULL, NULL, NULL);
-    return rc == ILK_OK ? NULL : throw_library(env, rc);
-  }
-  if (!function_arg(env, argv[0], "destination")) return NULL;
-  slot_ref *ref = slot_put(r, argv[0], 0);
-  if (ref == NULL) return NULL;
-  int rc = ilk_router_set_default(r->router, destination_trampoline, ref, slot_free);
-  if (rc != ILK_OK) {
-    slot_free(ref);
-    return throw_library(env, rc);
-  }
+  if (r) set_callback(env, r, 0, argv[0], "destination", 1, install_default);
   return NULL;
 }
 
 /* setDestination(nameOrId, fn) */
 napi_value router_set_destination(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2] = {NULL, NULL};
   uint32_t id;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", &id) || !function_arg(env, argv[1], "destination"))
-    return NULL;
-  slot_ref *ref = slot_put(r, argv[1], 0);
-  if (ref == NULL) return NULL;
-  int rc = ilk_router_set_destination(r->router, id, destination_trampoline, ref, slot_free);
-  if (rc != ILK_OK) {
-    slot_free(ref);
-    return throw_library(env, rc);
-  }
+  router_native *r = router_and_route(env, info, 2, argv, &id);
+  if (r) set_callback(env, r, id, argv[1], "destination", 0, install_destination);
   return NULL;
 }
 

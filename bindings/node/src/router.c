@@ -124,6 +124,31 @@ router_native *router_and_env(napi_env env, napi_callback_info info, size_t *arg
   return r;
 }
 
+/* As router_of, for a method whose first argument is a route (its id or name: get_route_id). */
+router_native *router_and_route(napi_env env, napi_callback_info info, size_t argc, napi_value *argv, uint32_t *id) {
+  router_native *r = router_of(env, info, &argc, argv, NULL);
+  if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", id)) return NULL;
+  return r;
+}
+
+/* As router_of, for a method of one argument, a uint32 (get_uint32_arg). */
+router_native *router_and_uint32(napi_env env, napi_callback_info info, const char *what, uint32_t *out) {
+  size_t argc = 1;
+  napi_value argv[1] = {NULL};
+  router_native *r = router_of(env, info, &argc, argv, NULL);
+  if (r == NULL || !get_uint32_arg(env, argv[0], what, out)) return NULL;
+  return r;
+}
+
+/* As router_of, for a lookup's method: its arguments (uri, method?) read into *args. */
+router_native *router_and_lookup(napi_env env, napi_callback_info info, uri_method_args *args) {
+  size_t argc = 2;
+  napi_value argv[2] = {NULL, NULL};
+  router_native *r = router_of(env, info, &argc, argv, NULL);
+  if (r == NULL || !uri_method(env, argc > 0 ? argv[0] : NULL, argc > 1 ? argv[1] : NULL, args)) return NULL;
+  return r;
+}
+
 /* ------------------------------------------------------------------------------------------- */
 /* Construction and options                                                                     */
 

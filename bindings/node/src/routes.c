@@ -108,15 +108,7 @@ napi_value router_add_route(napi_env env, napi_callback_info info) {
   if (id > r->last_id) r->last_id = id;
   route_cache_clear(r, id);
   if (has_data && !set_data(env, r, id, data)) return NULL;
-  if (guard) {
-    slot_ref *g = slot_put(r, guard, 0);
-    if (g == NULL) return NULL;
-    rc = ilk_router_set_guard(r->router, id, guard_trampoline, g, slot_free);
-    if (rc != ILK_OK) {
-      slot_free(g);
-      return throw_library(env, rc);
-    }
-  }
+  if (guard && !set_route_guard(env, r, id, guard)) return NULL;
   return route_id_value(env, id);
 fail:
   text_arg_free(&pattern);
@@ -124,44 +116,51 @@ fail:
   return NULL;
 }
 
-/* removeRoute(nameOrId) */
-napi_value router_remove_route(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1] = {NULL};
-  uint32_t id;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", &id)) return NULL;
-  int rc = ilk_router_remove_route(r->router, id);
+/* Whether route `id` is there; if not, throws the library's error. */
+static int route_exists(napi_env env, router_native *r, uint32_t id) {
+  const char *pattern;
+  int rc = ilk_router_route_pattern(r->router, id, &pattern);
+  if (rc != ILK_OK) throw_library(env, rc);
+  return rc == ILK_OK;
+}
+
+/* After the library changed route `id` (rc: its answer): what it kept of the route is stale. The
+ * route's id, or NULL with the library's error thrown. */
+static napi_value route_changed(napi_env env, router_native *r, uint32_t id, int rc) {
   if (rc != ILK_OK) return throw_library(env, rc);
   route_cache_clear(r, id);
   return route_id_value(env, id);
 }
 
+/* removeRoute(nameOrId) */
+napi_value router_remove_route(napi_env env, napi_callback_info info) {
+  napi_value argv[1] = {NULL};
+  uint32_t id;
+  router_native *r = router_and_route(env, info, 1, argv, &id);
+  if (r == NULL) return NULL;
+  return route_changed(env, r, id, ilk_router_remove_route(r->router, id));
+}
+
 /* replaceRoute(nameOrId, pattern) */
 napi_value router_replace_route(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2] = {NULL, NULL};
   uint32_t id;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", &id)) return NULL;
+  router_native *r = router_and_route(env, info, 2, argv, &id);
+  if (r == NULL) return NULL;
   char stack[1024];
   text_arg pattern;
   if (get_text(env, argv[1], "pattern", stack, sizeof stack, &pattern, 0, 0) != napi_ok) return NULL;
   int rc = ilk_router_replace_route(r->router, id, pattern.data);
   text_arg_free(&pattern);
-  if (rc != ILK_OK) return throw_library(env, rc);
-  route_cache_clear(r, id);
-  return route_id_value(env, id);
+  return route_changed(env, r, id, rc);
 }
 
 /* setRouteData(nameOrId, data) */
 napi_value router_set_route_data(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2] = {NULL, NULL};
   uint32_t id;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", &id)) return NULL;
-  return set_data(env, r, id, argv[1]) ? route_id_value(env, id) : NULL;
+  router_native *r = router_and_route(env, info, 2, argv, &id);
+  return r && set_data(env, r, id, argv[1]) ? route_id_value(env, id) : NULL;
 }
 
 /* routeId(name) -> id */
@@ -179,29 +178,21 @@ napi_value router_route_id(napi_env env, napi_callback_info info) {
 }
 
 static napi_value route_info(napi_env env, router_native *r, uint32_t id) {
-  napi_value name, pattern, out;
-  if (!route_strings(env, r, id, &name, &pattern)) return NULL;
-  napi_property_descriptor props[] = {
-      {"id", NULL, NULL, NULL, NULL, route_id_value(env, id), napi_default_jsproperty, NULL},
-      {"name", NULL, NULL, NULL, NULL, name, napi_default_jsproperty, NULL},
-      {"pattern", NULL, NULL, NULL, NULL, pattern, napi_default_jsproperty, NULL},
-  };
+  static const char *const keys[] = {"id", "name", "pattern"};
+  napi_value v[3], out;
+  if (!route_strings(env, r, id, &v[1], &v[2])) return NULL;
+  v[0] = route_id_value(env, id);
   NAPI_OK(napi_create_object(env, &out));
-  NAPI_OK(napi_define_properties(env, out, 3, props));
+  NAPI_OK(define_values(env, out, keys, v, 3));
   return out;
 }
 
 /* route(nameOrId) -> { id, name, pattern } */
 napi_value router_route(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1] = {NULL};
   uint32_t id;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", &id)) return NULL;
-  const char *pattern;
-  int rc = ilk_router_route_pattern(r->router, id, &pattern);
-  if (rc != ILK_OK) return throw_library(env, rc);
-  return route_info(env, r, id);
+  router_native *r = router_and_route(env, info, 1, argv, &id);
+  return r && route_exists(env, r, id) ? route_info(env, r, id) : NULL;
 }
 
 /* routes() -> [{ id, name, pattern }] in id order */
@@ -231,14 +222,10 @@ napi_value router_size(napi_env env, napi_callback_info info) {
 
 /* routeValue(nameOrId, key) -> string | null: a loaded route's key=value. */
 napi_value router_route_value(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2] = {NULL, NULL};
   uint32_t id;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_route_id(env, r, argv[0], "nameOrId", &id)) return NULL;
-  const char *pattern;
-  int rc = ilk_router_route_pattern(r->router, id, &pattern);
-  if (rc != ILK_OK) return throw_library(env, rc);
+  router_native *r = router_and_route(env, info, 2, argv, &id);
+  if (r == NULL || !route_exists(env, r, id)) return NULL;
   char stack[256];
   text_arg key;
   if (get_text(env, argv[1], "key", stack, sizeof stack, &key, 0, 0) != napi_ok) return NULL;
@@ -270,11 +257,9 @@ napi_value router_set_limits(napi_env env, napi_callback_info info) {
 
 /* setMatchLimit(limit) */
 napi_value router_set_match_limit(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1] = {NULL};
   uint32_t limit;
-  router_native *r = router_of(env, info, &argc, argv, NULL);
-  if (r == NULL || !get_uint32_arg(env, argv[0], "limit", &limit)) return NULL;
+  router_native *r = router_and_uint32(env, info, "limit", &limit);
+  if (r == NULL) return NULL;
   int rc = ilk_router_set_match_limit(r->router, limit);
   return rc == ILK_OK ? NULL : throw_library(env, rc);
 }

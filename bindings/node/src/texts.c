@@ -88,17 +88,10 @@ napi_value router_load(napi_env env, napi_callback_info info) {
 
 /* explainJSON(uri, method) -> the library's JSON text (index.js parses it). */
 napi_value router_explain_json(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2] = {NULL, NULL};
-  router_native *r = router_of(env, info, &argc, argv, NULL);
+  uri_method_args args;
+  router_native *r = router_and_lookup(env, info, &args);
   if (r == NULL) return NULL;
-  char ustack[2048], mstack[72];
-  text_arg uri, method;
-  if (get_text(env, argv[0], "uri", ustack, sizeof ustack, &uri, 1, 1) != napi_ok) return NULL;
-  if (!method_arg(env, argv[1], mstack, sizeof mstack, &method)) {
-    text_arg_free(&uri);
-    return NULL;
-  }
+  const text_arg uri = args.uri, method = args.method;
   size_t capacity = 8192, length = 0;
   char *buffer = malloc(capacity);
   int rc = buffer ? ilk_router_explain(r->router, method.data, uri.data, uri.len, buffer, capacity, &length) : ILK_ENOMEM;
@@ -110,8 +103,7 @@ napi_value router_explain_json(napi_env env, napi_callback_info info) {
   }
   napi_value out = rc == ILK_OK ? make_string_n(env, buffer, length) : throw_library(env, rc);
   free(buffer);
-  text_arg_free(&uri);
-  text_arg_free(&method);
+  uri_method_free(&args);
   return out;
 }
 

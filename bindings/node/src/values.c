@@ -80,44 +80,30 @@ napi_value make_request(napi_env env, router_native *r, const ilk_request *reque
   size_t len;
   if (ilk_request_packed(request, &data, &len) != ILK_OK) return throw_library(env, ILK_EINVAL);
   cursor c = {data, data + len};
-  napi_value out, v[9], name, pattern, route_data;
+  /* The properties, in this order: 8 optional texts, the route's id, then the rest. */
+  static const char *const keys[] = {"uri",  "method", "scheme", "host",     "port", "path",  "fragment", "pattern",
+                                     "routeId", "name", "params", "query", "metadata", "data", "state"};
+  napi_value out, v[15], pattern;
   NAPI_OK(napi_new_instance(env, get_class(env, a->request_class), 0, NULL, &out));
   for (int i = 0; i < 8; i++) v[i] = next_optional(env, &c);
   uint32_t id = (uint32_t)strtoul(next_text(&c) + 1, NULL, 10);
   napi_create_uint32(env, id, &v[8]);
-  napi_value params = pairs_object(env, &c, 0);
-  napi_value query = params ? pairs_object(env, &c, 1) : NULL;
-  napi_value metadata = query ? pairs_object(env, &c, 0) : NULL;
-  if (metadata == NULL) return NULL;
-  name = make_string(env, NULL);
-  if (id != 0 && !route_strings(env, r, id, &name, &pattern)) {
+  if ((v[10] = pairs_object(env, &c, 0)) == NULL || (v[11] = pairs_object(env, &c, 1)) == NULL ||
+      (v[12] = pairs_object(env, &c, 0)) == NULL)
+    return NULL;
+  v[9] = make_string(env, NULL);
+  if (id != 0 && !route_strings(env, r, id, &v[9], &pattern)) {
     /* A callback of this resolve removed the route: the request keeps its pattern, not a name. */
     napi_value ignored;
     napi_get_and_clear_last_exception(env, &ignored);
-    name = make_string(env, NULL);
+    v[9] = make_string(env, NULL);
   }
   slot_ref *data_ref = ilk_request_route_data(request);
-  route_data = data_ref ? slot_get(r, data_ref) : NULL;
-  if (route_data == NULL) napi_get_null(env, &route_data);
-  if (state == NULL) napi_get_null(env, &state);
-  napi_property_descriptor props[] = {
-      {"uri", NULL, NULL, NULL, NULL, v[0], napi_default_jsproperty, NULL},
-      {"method", NULL, NULL, NULL, NULL, v[1], napi_default_jsproperty, NULL},
-      {"scheme", NULL, NULL, NULL, NULL, v[2], napi_default_jsproperty, NULL},
-      {"host", NULL, NULL, NULL, NULL, v[3], napi_default_jsproperty, NULL},
-      {"port", NULL, NULL, NULL, NULL, v[4], napi_default_jsproperty, NULL},
-      {"path", NULL, NULL, NULL, NULL, v[5], napi_default_jsproperty, NULL},
-      {"fragment", NULL, NULL, NULL, NULL, v[6], napi_default_jsproperty, NULL},
-      {"pattern", NULL, NULL, NULL, NULL, v[7], napi_default_jsproperty, NULL},
-      {"routeId", NULL, NULL, NULL, NULL, v[8], napi_default_jsproperty, NULL},
-      {"name", NULL, NULL, NULL, NULL, name, napi_default_jsproperty, NULL},
-      {"params", NULL, NULL, NULL, NULL, params, napi_default_jsproperty, NULL},
-      {"query", NULL, NULL, NULL, NULL, query, napi_default_jsproperty, NULL},
-      {"metadata", NULL, NULL, NULL, NULL, metadata, napi_default_jsproperty, NULL},
-      {"data", NULL, NULL, NULL, NULL, route_data, napi_default_jsproperty, NULL},
-      {"state", NULL, NULL, NULL, NULL, state, napi_default_jsproperty, NULL},
-  };
-  NAPI_OK(napi_define_properties(env, out, sizeof props / sizeof *props, props));
+  v[13] = data_ref ? slot_get(r, data_ref) : NULL;
+  if (v[13] == NULL) napi_get_null(env, &v[13]);
+  v[14] = state;
+  if (state == NULL) napi_get_null(env, &v[14]);
+  NAPI_OK(define_values(env, out, keys, v, sizeof keys / sizeof *keys));
   return out;
 }
 
@@ -200,62 +186,55 @@ int sync_request(napi_env env, napi_value request_obj, ilk_request *request) {
                   ilk_request_metadata_at);
 }
 
-/* A Response object holding a copy of the library's response (status, body as a Buffer, headers
- * as [name, value] pairs). */
-napi_value make_response(napi_env env, const ilk_response *response) {
+napi_value response_object(napi_env env, int status, const void *body, size_t body_len, size_t header_count,
+                           header_at_fn at, const void *source) {
   addon_env *a = addon_env_of(env);
-  napi_value out, headers, body, status;
+  napi_value out, headers, body_v, status_v;
   NAPI_OK(napi_new_instance(env, get_class(env, a->response_class), 0, NULL, &out));
-  NAPI_OK(napi_create_array(env, &headers));
-  if (response == NULL) return out;
-  napi_create_int32(env, ilk_response_status(response), &status);
-  size_t body_len = 0;
-  const void *bytes = ilk_response_body(response, &body_len);
+  napi_create_int32(env, status, &status_v);
   void *copy;
-  NAPI_OK(napi_create_buffer_copy(env, body_len, body_len ? bytes : "", &copy, &body));
-  size_t count = ilk_response_header_count(response);
-  for (size_t i = 0; i < count; i++) {
+  NAPI_OK(napi_create_buffer_copy(env, body_len, body_len ? body : "", &copy, &body_v));
+  NAPI_OK(napi_create_array_with_length(env, header_count, &headers));
+  for (size_t i = 0; i < header_count; i++) {
     const char *name, *value;
     napi_value pair;
-    if (ilk_response_header_at(response, i, &name, &value) != ILK_OK) continue;
+    if (at(source, i, &name, &value) != ILK_OK) continue;
     NAPI_OK(napi_create_array_with_length(env, 2, &pair));
     napi_set_element(env, pair, 0, make_string(env, name));
     napi_set_element(env, pair, 1, make_string(env, value));
     napi_set_element(env, headers, (uint32_t)i, pair);
   }
-  napi_set_named_property(env, out, "status", status);
-  napi_set_named_property(env, out, "body", body);
+  napi_set_named_property(env, out, "status", status_v);
+  napi_set_named_property(env, out, "body", body_v);
   napi_set_named_property(env, out, "headers", headers);
   return out;
+}
+
+static int response_header_at(const void *response, size_t i, const char **name, const char **value) {
+  return ilk_response_header_at(response, i, name, value);
+}
+
+/* A Response object holding a copy of the library's response; an empty one for none. */
+napi_value make_response(napi_env env, const ilk_response *response) {
+  if (response == NULL) {
+    napi_value out;
+    NAPI_OK(napi_new_instance(env, get_class(env, addon_env_of(env)->response_class), 0, NULL, &out));
+    return out;
+  }
+  size_t body_len = 0;
+  const void *body = ilk_response_body(response, &body_len);
+  return response_object(env, ilk_response_status(response), body, body_len, ilk_response_header_count(response),
+                         response_header_at, response);
 }
 
 /* A body: a string (UTF-8), a Buffer or Uint8Array, or null/undefined for none. */
 int set_body(napi_env env, ilk_response *response, napi_value body, const char *what) {
   if (is_nullish(env, body)) return ilk_response_set_body(response, NULL, 0) == ILK_OK;
-  bool typed = false;
-  napi_is_typedarray(env, body, &typed);
-  if (typed) {
-    napi_typedarray_type type;
-    size_t length;
-    void *data;
-    napi_get_typedarray_info(env, body, &type, &length, &data, NULL, NULL);
-    if (type == napi_uint8_array) {
-      int rc = ilk_response_set_body(response, data, length);
-      if (rc != ILK_OK) throw_library(env, rc);
-      return rc == ILK_OK;
-    }
-  }
-  napi_valuetype t;
-  napi_typeof(env, body, &t);
-  if (t != napi_string) {
-    throw_type(env, what, "a string, a Buffer or a Uint8Array", body);
-    return 0;
-  }
   char stack[1024];
-  text_arg text;
-  if (get_text(env, body, what, stack, sizeof stack, &text, 1, 0) != napi_ok) return 0;
-  int rc = ilk_response_set_body(response, text.data, text.len);
-  text_arg_free(&text);
+  text_arg bytes;
+  if (!bytes_arg(env, body, what, stack, sizeof stack, &bytes)) return 0;
+  int rc = ilk_response_set_body(response, bytes.data, bytes.len);
+  text_arg_free(&bytes);
   if (rc != ILK_OK) throw_library(env, rc);
   return rc == ILK_OK;
 }

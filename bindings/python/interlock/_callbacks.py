@@ -24,6 +24,16 @@ if TYPE_CHECKING:
     from ._router import Router
 
 Destination = Callable[[Request], Any]
+
+
+def _tagged(fn: Destination, route_id: int) -> Destination:
+    """`fn` with `route_id` as its attribute, where it takes attributes: what the route decorators
+    return."""
+    try:
+        fn.route_id = route_id  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    return fn
 # Bound by assignment so that `Response._of(...)` compiles as a method call (see _router.py).
 Response = _values.Response
 
@@ -106,79 +116,72 @@ def _write_response(pointer: int, response: Response) -> None:
 # The trampolines: each returns the Python function the library's callback type wraps.
 
 
+def _lend(router: "Router", request_pointer: int, body: Callable[[_Context, Request], int]) -> int:
+    """Runs a callback's `body` with the request it is lent: an exception `body` lets through is
+    the resolve's (_failed), and the request is settled after it (_settle), `body`'s frame and its
+    references gone."""
+    ctx = _context()
+    if ctx.exception is not None:
+        return _failed(ctx, ctx.exception, request_pointer)
+    request = router._request(request_pointer, ctx)
+    try:
+        return body(ctx, request)
+    except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
+        return _failed(ctx, error, request_pointer, request)
+    finally:
+        lent = weakref.ref(request)
+        del request
+        _settle(lent)
+
+
 def _destination(router: "Router", fn: Destination) -> Callable[[int, int, Any], int]:
-    def call(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
-        ctx = _context()
-        if ctx.exception is not None:
-            return _failed(ctx, ctx.exception, request_pointer)
-        request = router._request(request_pointer, ctx)
-        returned = None
-        try:
-            returned = fn(request)
-            if returned is None:
-                return n.OK
-            if isinstance(returned, bool):
-                raise TypeError("a destination returns None, an int, str, bytes or Response, not bool")
-            if isinstance(returned, int):
-                _check(lib.ilk_response_set_status(response_pointer, _int_arg(returned, "status", INT)))
-            elif isinstance(returned, (str, bytes, bytearray)):
-                body = returned.encode("utf-8") if isinstance(returned, str) else bytes(returned)
-                lib.ilk_response_set_body(response_pointer, body, len(body))
-            elif isinstance(returned, Response):
-                _write_response(response_pointer, returned)
-            else:
-                raise TypeError(f"a destination returns None, an int, str, bytes or Response, not {type(returned).__name__}")
+    def body(request_pointer: int, response_pointer: int, request: Request) -> int:
+        returned = fn(request)
+        if returned is None:
             return n.OK
-        except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
-            return _failed(ctx, error, request_pointer, request)
-        finally:
-            returned = None
-            lent = weakref.ref(request)
-            del request
-            _settle(lent)
+        if isinstance(returned, bool):
+            raise TypeError("a destination returns None, an int, str, bytes or Response, not bool")
+        if isinstance(returned, int):
+            _check(lib.ilk_response_set_status(response_pointer, _int_arg(returned, "status", INT)))
+        elif isinstance(returned, (str, bytes, bytearray)):
+            data = returned.encode("utf-8") if isinstance(returned, str) else bytes(returned)
+            lib.ilk_response_set_body(response_pointer, data, len(data))
+        elif isinstance(returned, Response):
+            _write_response(response_pointer, returned)
+        else:
+            raise TypeError(f"a destination returns None, an int, str, bytes or Response, not {type(returned).__name__}")
+        return n.OK
+
+    def call(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
+        return _lend(router, request_pointer, lambda _ctx, request: body(request_pointer, response_pointer, request))
     return call
 
 
 def _guard(router: "Router", guard: Callable[[Request], bool]) -> Callable[[int, Any], int]:
     def call(pointer: int, _userdata: Any) -> int:
-        ctx = _context()
-        if ctx.exception is not None:
-            return _failed(ctx, ctx.exception, pointer)
-        request = router._request(pointer, ctx)
-        try:
-            return 1 if guard(request) else 0
-        except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
-            return _failed(ctx, error, pointer, request)
-        finally:
-            lent = weakref.ref(request)
-            del request
-            _settle(lent)
+        return _lend(router, pointer, lambda _ctx, request: 1 if guard(request) else 0)
     return call
 
 
 def _filter(router: "Router", fn: Callable[[Request, Callable[[Request], Response]], Any]) -> Callable[[int, int, Any], int]:
-    def call(request_pointer: int, chain: int, _userdata: Any) -> int:
-        ctx = _context()
-        if ctx.exception is not None:
-            return _failed(ctx, ctx.exception, request_pointer)
-        request = router._request(request_pointer, ctx)
-        returned = None
+    def body(request_pointer: int, chain: int, ctx: _Context, request: Request) -> int:
         # One entry per call of next(): the response it gave and what it held (None if it failed).
         called: list[Optional[tuple[Response, int, bytes, list[tuple[str, str]]]]] = []
-        try:
-            def next_(req: Request) -> Response:
-                req._sync(request_pointer)
-                rc = lib.ilk_filter_chain_next(chain, request_pointer)
-                called.append(None)
-                if rc < 0:
-                    if ctx.exception is not None:
-                        raise ctx.exception
-                    raise CallbackError(text(lib.ilk_errmsg()) or "next failed", rc)
-                response = _read_response(lib.ilk_filter_chain_response(chain))
-                response.request = req
-                called[-1] = (response, response.status, response.body, list(response.headers))
-                return response
 
+        def next_(req: Request) -> Response:
+            req._sync(request_pointer)
+            rc = lib.ilk_filter_chain_next(chain, request_pointer)
+            called.append(None)
+            if rc < 0:
+                if ctx.exception is not None:
+                    raise ctx.exception
+                raise CallbackError(text(lib.ilk_errmsg()) or "next failed", rc)
+            response = _read_response(lib.ilk_filter_chain_response(chain))
+            response.request = req
+            called[-1] = (response, response.status, response.body, list(response.headers))
+            return response
+
+        try:
             returned = fn(request, next_)
             if isinstance(returned, _Redirect):
                 if returned.uri is not None:
@@ -192,64 +195,46 @@ def _filter(router: "Router", fn: Callable[[Request, Callable[[Request], Respons
             if isinstance(returned, Response) and not _unchanged(returned, called[-1]):
                 _write_response(lib.ilk_filter_chain_response(chain), returned)
             return n.CONTINUE
-        except BaseException as error:  # noqa: BLE001 - re-raised from resolve()
-            return _failed(ctx, error, request_pointer, request)
         finally:
             returned = None   # a response from next() holds the request it was given
-            called.clear()
-            lent = weakref.ref(request)
-            del request
-            _settle(lent)
+            called.clear()    # next_ may outlive the call
+
+    def call(request_pointer: int, chain: int, _userdata: Any) -> int:
+        return _lend(router, request_pointer, lambda ctx, request: body(request_pointer, chain, ctx, request))
     return call
 
 
 def _response_interceptor(router: "Router", fn: Callable[[Response], Any]) -> Callable[[int, int, Any], int]:
-    def call_response(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
-        ctx = _context()
-        if ctx.exception is not None:
-            return _failed(ctx, ctx.exception, request_pointer)
-        request = router._request(request_pointer, ctx)
-        current = None
+    def body(response_pointer: int, request: Request) -> int:
+        current = _read_response(response_pointer)
+        current.request = request
+        before = (current.status, current.body, list(current.headers))
         try:
-            current = _read_response(response_pointer)
-            current.request = request
-            before = (current.status, current.body, list(current.headers))
             fn(current)
-            if (current.status, current.body, current.headers) != before:
-                _write_response(response_pointer, current)
-            return n.RETRY if current._retry else n.CONTINUE
         except Abort as abort:
             lib.ilk_response_set_error(response_pointer, _message_b(abort.reason))
             return n.ABORT
-        except BaseException as error:  # noqa: BLE001
-            return _failed(ctx, error, request_pointer, request)
-        finally:
-            current = None   # the response holds the request
-            lent = weakref.ref(request)
-            del request
-            _settle(lent)
+        if (current.status, current.body, current.headers) != before:
+            _write_response(response_pointer, current)
+        return n.RETRY if current._retry else n.CONTINUE
+
+    def call_response(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
+        return _lend(router, request_pointer, lambda _ctx, request: body(response_pointer, request))
     return call_response
 
 
 def _request_interceptor(router: "Router", fn: Callable[[Request], Any]) -> Callable[[int, Any], int]:
-    def call_request(request_pointer: int, _userdata: Any) -> int:
-        ctx = _context()
-        if ctx.exception is not None:
-            return _failed(ctx, ctx.exception, request_pointer)
-        request = router._request(request_pointer, ctx)
+    def body(request_pointer: int, request: Request) -> int:
         try:
             fn(request)
-            request._sync(request_pointer)
-            return n.CONTINUE
         except Abort as abort:
             lib.ilk_request_set_error(request_pointer, _message_b(abort.reason))
             return n.ABORT
-        except BaseException as error:  # noqa: BLE001
-            return _failed(ctx, error, request_pointer, request)
-        finally:
-            lent = weakref.ref(request)
-            del request
-            _settle(lent)
+        request._sync(request_pointer)
+        return n.CONTINUE
+
+    def call_request(request_pointer: int, _userdata: Any) -> int:
+        return _lend(router, request_pointer, lambda _ctx, request: body(request_pointer, request))
     return call_request
 
 

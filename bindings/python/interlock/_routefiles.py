@@ -38,7 +38,7 @@ from ctypes import byref, c_char_p, c_size_t, c_uint32
 from typing import Any, Callable, Optional, Union
 
 from . import _native as n
-from ._callbacks import Destination, _destination
+from ._callbacks import Destination, _destination, _tagged
 from ._errors import Error, _callable_arg, _OffsetError, _raise, _wrong_type
 from ._native import lib, text
 from ._text import _b, _method_b, _uri_b
@@ -150,12 +150,7 @@ class _RouteFiles:
         self._route_arg(name_or_id)
 
         def bind(fn: Destination) -> Destination:
-            route_id = self._bind(name_or_id, fn)
-            try:
-                fn.route_id = route_id  # type: ignore[attr-defined]
-            except AttributeError:
-                pass
-            return fn
+            return _tagged(fn, self._bind(name_or_id, fn))
         return bind
 
     def _bind(self, name_or_id: Union[int, str], fn: Destination) -> int:

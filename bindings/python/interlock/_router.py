@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 from . import _door, _interceptors, _slot, _text, _values, _wire
 from . import _native as n
-from ._callbacks import Destination, _Context, _destination, _filter, _local, _name_value_arrays
+from ._callbacks import Destination, _Context, _destination, _filter, _local, _name_value_arrays, _tagged
 from ._changes import RouteInfo, Routes, _Changes, _free_router
 from ._routefiles import _RouteFiles
 from ._errors import (UINT, UINT32, Abort, CallbackError, ConflictError, Error, InvalidArgumentError, LimitError,
@@ -130,12 +130,7 @@ class Router(_Changes, _RouteFiles, _door.RouterBase):
 
         def register(fn: Destination) -> Destination:
             _callable_arg(fn, "fn (the destination)")
-            route_id = self.add_route(pattern, fn, name=name, guard=guard, data=data)
-            try:
-                fn.route_id = route_id  # type: ignore[attr-defined]
-            except AttributeError:
-                pass
-            return fn
+            return _tagged(fn, self.add_route(pattern, fn, name=name, guard=guard, data=data))
         return register
 
     @staticmethod

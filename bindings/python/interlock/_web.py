@@ -243,11 +243,24 @@ class Table:
             self.origins = True
         return target
 
-    def _both(self, host: str, mount: Callable[[str, Optional[str]], Mount], name: Optional[str]) -> list[Mount]:
-        """A host's mounts, http and https (the name the https one's): both or neither."""
-        first = mount("http", None)
+    def route(self, path: str, methods: Optional[Iterable[str]] = None, name: Optional[str] = None, *,
+              guard: Optional[Callable[..., bool]] = None) -> Callable[[Any], Any]:
+        """Decorator form of `add_route`; returns the endpoint."""
+        def register(endpoint: Any) -> Any:
+            self.add_route(path, endpoint, methods, name, guard=guard)  # type: ignore[attr-defined]
+            return endpoint
+        return register
+
+    def host(self, host: str, app: Any, name: Optional[str] = None) -> list[Mount]:
+        """Mounts `app` for the requests to `host` (any port; `*.example.com` for subdomains),
+        over http and https alike (`mount("https://HOST", app)` for one scheme): both mounts or
+        neither. The name, if given, is the https mount's."""
+        if not isinstance(host, str):
+            raise TypeError(f"host must be a str, not {type(host).__name__}")
+        mount = self.mount  # type: ignore[attr-defined]
+        first = mount(f"http://{host}", app, None)
         try:
-            return [first, mount("https", name)]
+            return [first, mount(f"https://{host}", app, name)]
         except BaseException:
             for route_id in [i for i, t in self._targets.items() if t is first]:
                 self.core.remove_route(route_id)

@@ -106,28 +106,12 @@ class Router(_web.Table):
         signature and unused. Returns the `Route`. Errors as `interlock.Router.add_route`'s."""
         return self.add(Route(path, endpoint, methods, name, guard=guard))  # type: ignore[return-value]
 
-    def route(self, path: str, methods: Optional[Iterable[str]] = None, name: Optional[str] = None, *,
-              guard: Optional[Callable[..., bool]] = None) -> Callable[[Any], Any]:
-        """Decorator form of `add_route`; returns the endpoint."""
-        def register(endpoint: Any) -> Any:
-            self.add_route(path, endpoint, methods, name, guard=guard)
-            return endpoint
-        return register
-
     def mount(self, path: str, app: ASGIApp, name: Optional[str] = None) -> Mount:
         """Mounts `app` under `path` (an Interlock pattern, parameters allowed: `/orgs/:org`):
         it gets the requests of `path` and below, with `root_path` extended by the part of the
         path the prefix took and `path` whole (as the ASGI spec and Starlette have it), and the
         prefix's parameters in `path_params`. Returns the `Mount`."""
         return self.add(Mount(path, app, name))  # type: ignore[return-value]
-
-    def host(self, host: str, app: ASGIApp, name: Optional[str] = None) -> list[Mount]:
-        """Mounts `app` for the requests to `host` (any port; `*.example.com` for subdomains),
-        over http and https alike (`mount("https://HOST", app)` for one scheme). The name, if
-        given, is the https mount's."""
-        if not isinstance(host, str):
-            raise TypeError(f"host must be a str, not {type(host).__name__}")
-        return self._both(host, lambda scheme, name_: self.mount(f"{scheme}://{host}", app, name_), name)
 
     # -- answering
 

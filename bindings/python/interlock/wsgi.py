@@ -70,23 +70,9 @@ class Router(_web.Table):
         """Adds a route to a WSGI app, as `interlock.asgi.Router.add_route`; returns the `Route`."""
         return self.add(Route(path, endpoint, methods, name, guard=guard))  # type: ignore[return-value]
 
-    def route(self, path: str, methods: Optional[Iterable[str]] = None, name: Optional[str] = None, *,
-              guard: Optional[Callable[..., bool]] = None) -> Callable[[Any], Any]:
-        """Decorator form of `add_route`; returns the app."""
-        def register(endpoint: Any) -> Any:
-            self.add_route(path, endpoint, methods, name, guard=guard)
-            return endpoint
-        return register
-
     def mount(self, path: str, app: WSGIApp, name: Optional[str] = None) -> Mount:
         """Mounts a WSGI app under `path` (an Interlock pattern); returns the `Mount`."""
         return self.add(Mount(path, app, name))  # type: ignore[return-value]
-
-    def host(self, host: str, app: WSGIApp, name: Optional[str] = None) -> list[Mount]:
-        """Mounts `app` for the requests to `host`, over http and https (as the ASGI router's)."""
-        if not isinstance(host, str):
-            raise TypeError(f"host must be a str, not {type(host).__name__}")
-        return self._both(host, lambda scheme, name_: self.mount(f"{scheme}://{host}", app, name_), name)
 
     def __call__(self, environ: dict, start_response: Callable[..., Any]) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD", "GET")

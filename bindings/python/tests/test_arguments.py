@@ -343,28 +343,27 @@ def test_a_wrong_type_is_a_type_error_naming_the_argument_at_the_call(what, call
     assert len(router) == 1 and router.match("/b") is None
 
 
-@pytest.mark.parametrize("what, stage", [
-    ("uri", "redirect"),
-    ("route name", "redirect_to"),
-    ("response body", "body"),
-    ("response status", "status"),
-    ("response headers", "headers"),
-    ("request.params", "params"),
+def _response_interceptor_setting(field, value):
+    def change(response):
+        setattr(response, field, value)
+    return lambda router: router.add_response_interceptor(change)
+
+
+def _replace_params(request):
+    request.params = [("id", "1")]
+
+
+@pytest.mark.parametrize("what, install", [
+    ("uri", lambda r: r.add_filter(lambda request, next: request.redirect(5))),
+    ("route name", lambda r: r.add_filter(lambda request, next: request.redirect_to(None))),
+    ("response body", _response_interceptor_setting("body", 5)),
+    ("response status", _response_interceptor_setting("status", "404")),
+    ("response headers", _response_interceptor_setting("headers", 5)),
+    ("request.params", lambda r: r.add_request_interceptor(_replace_params)),
 ])
-def test_a_wrong_type_a_callback_hands_over_is_a_type_error_naming_it(what, stage):
+def test_a_wrong_type_a_callback_hands_over_is_a_type_error_naming_it(what, install):
     router = _named_router()
-    if stage == "redirect":
-        router.add_filter(lambda request, next: request.redirect(5))
-    elif stage == "redirect_to":
-        router.add_filter(lambda request, next: request.redirect_to(None))
-    elif stage == "params":
-        def replace(request):
-            request.params = [("id", "1")]
-        router.add_request_interceptor(replace)
-    else:
-        def change(response):
-            setattr(response, stage, {"body": 5, "status": "404", "headers": 5}[stage])
-        router.add_response_interceptor(change)
+    install(router)
     with pytest.raises(TypeError, match=f"^{re.escape(what)} must be "):
         router.resolve("/a")
 

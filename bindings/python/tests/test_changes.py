@@ -10,6 +10,7 @@ import gc
 import random
 import threading
 import weakref
+from typing import Iterator
 
 import pytest
 
@@ -546,12 +547,16 @@ def test_lookups_on_other_threads_see_each_change_before_or_after():
             errors.append(f"/k{k}/v{v}/{x}: data of {data_k} version {data_v}")
         seen_ids.append((route_id, k))
 
-    def resolver(seed: int) -> None:
+    def lookups(seed: int) -> Iterator[tuple[int, int, str]]:
+        """Until stopped: a route k, a version of its pattern (the current one or the one
+        before) and a value for its parameter x."""
         rng = random.Random(seed)
         while not stop.is_set():
             k = rng.randrange(routes)
-            v = version[k] - rng.randrange(2)
-            x = str(rng.randrange(1000))
+            yield k, version[k] - rng.randrange(2), str(rng.randrange(1000))
+
+    def resolver(seed: int) -> None:
+        for k, v, x in lookups(seed):
             try:
                 result = router.resolve(f"/k{k}/v{v}/{x}")
                 if result.status is interlock.Status.NOT_FOUND:
@@ -566,11 +571,7 @@ def test_lookups_on_other_threads_see_each_change_before_or_after():
                 errors.append(f"resolve: {error!r}")
 
     def matcher(seed: int) -> None:
-        rng = random.Random(seed)
-        while not stop.is_set():
-            k = rng.randrange(routes)
-            v = version[k] - rng.randrange(2)
-            x = str(rng.randrange(1000))
+        for k, v, x in lookups(seed):
             try:
                 m = router.match(f"/k{k}/v{v}/{x}")
                 if m is None:

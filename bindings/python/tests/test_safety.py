@@ -139,28 +139,25 @@ def test_a_nul_byte_in_a_string_for_the_library_is_refused_with_its_offset(what,
     assert router.url_for("user", id="x") == "/u/x"
 
 
-@pytest.mark.parametrize("what, stage", [
-    ("header 'X-A'", "destination"),
-    ("metadata 'k'", "request"),
-    ("parameter 'id'", "filter-params"),
-    ("redirect URI", "filter-redirect"),
+def _set_metadata(req):
+    req.metadata["k"] = "v\0w"
+
+
+def _set_param(req):
+    req.params["id"] = "a\0b"
+
+
+@pytest.mark.parametrize("what, install, uri", [
+    ("header 'X-A'", lambda r: r.add_route("GET /h", lambda req: interlock.Response(200, b"", [("X-A", "v\0w")])), "/h"),
+    ("metadata 'k'", lambda r: r.add_request_interceptor(_set_metadata), "/u/x"),
+    ("parameter 'id'", lambda r: r.add_request_interceptor(_set_param), "/u/x"),
+    ("redirect URI", lambda r: r.add_filter(lambda req, nxt: req.redirect("/\0b")), "/u/x"),
 ])
-def test_a_nul_byte_a_callback_hands_back_fails_the_resolve_naming_it(what, stage):
+def test_a_nul_byte_a_callback_hands_back_fails_the_resolve_naming_it(what, install, uri):
     router = _nul_router()
-    if stage == "destination":
-        router.add_route("GET /h", lambda req: interlock.Response(200, b"", [("X-A", "v\0w")]))
-    elif stage == "request":
-        def meta(req):
-            req.metadata["k"] = "v\0w"
-        router.add_request_interceptor(meta)
-    elif stage == "filter-params":
-        def params(req):
-            req.params["id"] = "a\0b"
-        router.add_request_interceptor(params)
-    else:
-        router.add_filter(lambda req, nxt: req.redirect("/\0b"))
+    install(router)
     with pytest.raises(interlock.InvalidArgumentError, match=f"^{what}: NUL byte at offset 1$"):
-        router.resolve("/h" if stage == "destination" else "/u/x")
+        router.resolve(uri)
 
 
 def test_an_empty_method_means_any_method_at_every_door():

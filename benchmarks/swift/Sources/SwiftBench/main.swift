@@ -64,6 +64,24 @@ let seconds = args.count > 4 ? Double(args[4]) ?? 0.2 : 0.2
 let routes = lines(args[1])
 let requests = lines(args[2]).filter { $0.count >= 3 && $0[2] != "bad" }
 
+/// Door `door`, `lookup` answering request i with its route's id (0 for none) and the lengths of
+/// its parameters' names and values: its answers checked against the requests' ids, then timed
+/// in batches of passes over every request, each pass adding up what the lookups found.
+@inline(__always)
+func timeDoor(_ door: String, compileMs: Double, _ lookup: (Int) -> (Int, Int)) {
+    var wrong = 0
+    for i in requests.indices where lookup(i).0 != Int(requests[i][2])! { wrong += 1 }
+    batches(door, table, requests.count, seconds,
+            ", \"routes\": \(routes.count), \"checked\": \(requests.count), \"wrong\": \(wrong), \"compile_ms\": \(fmt(compileMs))") {
+        var ids = 0, bytes = 0
+        for i in requests.indices {
+            let (id, b) = lookup(i)
+            ids += id; bytes += b
+        }
+        return (ids, bytes)
+    }
+}
+
 // Interlock
 let router = Router()
 var t0 = now()
@@ -92,17 +110,7 @@ func interlockLookup(_ i: Int) -> (Int, Int) {
         return (Int(matcher.routeID), bytes)   // routeID: no reference counting
     }
 }
-var wrong = 0
-for i in requests.indices where interlockLookup(i).0 != Int(requests[i][2])! { wrong += 1 }
-batches("Swift Interlock Matcher", table, requests.count, seconds,
-        ", \"routes\": \(routes.count), \"checked\": \(requests.count), \"wrong\": \(wrong), \"compile_ms\": \(fmt(compiled))") {
-    var ids = 0, bytes = 0
-    for i in requests.indices {
-        let (id, b) = interlockLookup(i)
-        ids += id; bytes += b
-    }
-    return (ids, bytes)
-}
+timeDoor("Swift Interlock Matcher", compileMs: compiled, interlockLookup)
 
 // RoutingKit: the method is the first path component, as Vapor registers routes.
 let plain = routes.allSatisfy { $0[0] != "-" && !$0[1].contains("://") && !$0[1].contains("(") }
@@ -130,16 +138,6 @@ if !plain {
         }
         return (id, bytes)
     }
-    var rkWrong = 0
-    for i in requests.indices where rkLookup(i).0 != Int(requests[i][2])! { rkWrong += 1 }
-    batches("RoutingKit TrieRouter (Swift)", table, requests.count, seconds,
-            ", \"routes\": \(routes.count), \"checked\": \(requests.count), \"wrong\": \(rkWrong), \"compile_ms\": \(fmt(rkCompiled))") {
-        var ids = 0, bytes = 0
-        for i in requests.indices {
-            let (id, b) = rkLookup(i)
-            ids += id; bytes += b
-        }
-        return (ids, bytes)
-    }
+    timeDoor("RoutingKit TrieRouter (Swift)", compileMs: rkCompiled, rkLookup)
 }
 if sink < 0 { print("sink \(sink)") }   // the sums are used, so nothing of a pass is left out

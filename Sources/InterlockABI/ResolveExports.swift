@@ -16,8 +16,7 @@ public func ilk_router_resolve(
     let bytes = UnsafeRawBufferPointer(start: uri, count: uriLength)
     return withHandle(router, as: RouterHandle.self) { r in
         do throws(InterlockError) {
-            let resolution = try r.router.resolve(bytes: bytes, method: methodString(method))
-            let result = ResultHandle(resolution)
+            let result = ResultHandle(try r.router.resolve(bytes: bytes, method: methodString(method)))
             out.pointee = retained(result)
             return result.status
         } catch {
@@ -175,7 +174,7 @@ public func ilk_result_status(_ r: OpaquePointer?) -> Int32 {
 public func ilk_result_request(_ r: OpaquePointer?) -> OpaquePointer? { result(r)?.request.opaque }
 
 @_cdecl("ilk_result_route_id")
-public func ilk_result_route_id(_ r: OpaquePointer?) -> UInt32 { result(r)?.resolution.request.route?.id ?? 0 }
+public func ilk_result_route_id(_ r: OpaquePointer?) -> UInt32 { result(r)?.routeID ?? 0 }
 
 @_cdecl("ilk_result_response_status")
 public func ilk_result_response_status(_ r: OpaquePointer?) -> Int32 {

@@ -28,6 +28,13 @@ final class RequestHandle {
         if let borrowed { return try Request.withBorrowed(borrowed, body) }
         return try body(owned)
     }
+
+    /// Calls `body` with the request read in place, the handle's own too (no reference counted):
+    /// for the reads C makes once for each parameter.
+    func withRequestInPlace<R>(_ body: (Request) -> R) -> R {
+        if let borrowed { return Request.withBorrowed(borrowed, body) }
+        return withUnsafeMutablePointer(to: &owned) { Request.withBorrowed($0, body) }
+    }
     var errorMessage: String? = nil { didSet { used = true } }
     /// Whether a callback asked for anything (strings, caches, an error): only then does reuse
     /// have something to reset.
@@ -155,13 +162,15 @@ final class RequestHandle {
 
     func parameter(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
         if parameters == nil {
-            if request.lendsParameters {
+            if withRequestInPlace({ $0.lendsParameters }) {
                 // Lent by the request, found from where the last one was: no array made.
                 if lender == nil {
                     lender = request.lender
                     used = true
                 }
-                return request.lentParameter(i, cursor: &cursor)
+                var at = cursor
+                defer { cursor = at }
+                return withRequestInPlace { $0.lentParameter(i, cursor: &at) }
             }
             parameters = parameterList.map { (keep($0.name)!, keep($0.value)!) }
         }

@@ -52,7 +52,7 @@ public func ilk_request_route_id(_ r: OpaquePointer?) -> UInt32 { request(r)?.re
 @_cdecl("ilk_request_param_count")
 public func ilk_request_param_count(_ r: OpaquePointer?) -> UInt {
     guard let r else { return 0 }
-    return withHandle(r, as: RequestHandle.self) { h in UInt(h.request.parameterCount) }
+    return withHandle(r, as: RequestHandle.self) { h in UInt(h.withRequestInPlace { $0.parameterCount }) }
 }
 
 @_cdecl("ilk_request_param_at")
@@ -63,7 +63,7 @@ public func ilk_request_param_at(
 ) -> Int32 {
     guard let r else { return invalid("request is NULL") }
     return withHandle(r, as: RequestHandle.self) { h in
-        guard i < UInt(h.request.parameterCount), let (n, v) = h.parameter(Int(i)) else {
+        guard i < UInt(h.withRequestInPlace({ $0.parameterCount })), let (n, v) = h.parameter(Int(i)) else {
             return invalid("parameter index \(i) is out of range")
         }
         name?.pointee = n; value?.pointee = v

@@ -14,7 +14,7 @@ final class HandlePool {
     /// goes to the handle's own copy (see `RequestHandle.request`), never to `request`. It has
     /// `lend`'s shape rather than calling it: a shared helper taking the borrow as a closure made
     /// every resolve longer.
-    func lending<R, E: Error>(_ request: Request, _ body: (RequestHandle) throws(E) -> R) throws(E) -> R {
+    @inline(__always) func lending<R, E: Error>(_ request: Request, _ body: (RequestHandle) throws(E) -> R) throws(E) -> R {
         let held = requests.pop() ?? .passRetained(RequestHandle(RequestHandle.placeholder))
         defer { requests.push(held) }
         return try held.withGuaranteedRef { h throws(E) in
@@ -27,7 +27,7 @@ final class HandlePool {
     }
 
     /// Lends `request` (the pipeline's own, changed in place) to `body` through a pooled handle.
-    func borrowing<R, E: Error>(_ request: inout Request, _ body: (RequestHandle) throws(E) -> R) throws(E) -> R {
+    @inline(__always) func borrowing<R, E: Error>(_ request: inout Request, _ body: (RequestHandle) throws(E) -> R) throws(E) -> R {
         // The handle leaves the stack before `body` runs and returns after: a callback may resolve
         // again on this thread, which takes handles from the same stack.
         let held = requests.pop() ?? .passRetained(RequestHandle(RequestHandle.placeholder))
@@ -36,7 +36,7 @@ final class HandlePool {
     }
 
     /// Lends `response` to `body` through a pooled handle, as `borrowing(_:_:)` for a request.
-    func borrowing<R, E: Error>(_ response: inout Response, _ body: (ResponseHandle) throws(E) -> R) throws(E) -> R {
+    @inline(__always) func borrowing<R, E: Error>(_ response: inout Response, _ body: (ResponseHandle) throws(E) -> R) throws(E) -> R {
         let held = responses.pop() ?? .passRetained(ResponseHandle())
         defer { responses.push(held) }
         return try held.withGuaranteedRef { h throws(E) in try lend(&response, through: h, body) }
@@ -45,7 +45,7 @@ final class HandlePool {
     /// Points `h` at `value` while `body` runs. No access to a stack stays open meanwhile: an
     /// `inout` stack held across `body` was a second, overlapping access when a callback resolved
     /// again (a trap with exclusivity checks, a lost handle without).
-    private func lend<H: LendingHandle, R, E: Error>(_ value: inout H.Value, through h: H, _ body: (H) throws(E) -> R) throws(E) -> R {
+    @inline(__always) private func lend<H: LendingHandle, R, E: Error>(_ value: inout H.Value, through h: H, _ body: (H) throws(E) -> R) throws(E) -> R {
         try withUnsafeMutablePointer(to: &value) { p throws(E) in
             h.borrow(p)
             defer { h.endBorrow() }

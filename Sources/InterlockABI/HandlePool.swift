@@ -4,6 +4,8 @@ import Interlock
 // The request, response and chain handles given to C callbacks, kept per thread and reused. A
 // handle is valid only during the call it is passed to (the header says so), so once that call
 // returns the next callback on the same thread may take it: a resolve then allocates no handles.
+// The loans are inlined into the callbacks that make them: called, each loan counted references
+// to its handle and to the pool around the callback.
 
 final class HandlePool {
     private var requests = HandleStack<RequestHandle>()

@@ -77,7 +77,8 @@ final class PipelineRun: @unchecked Sendable {
                 methodLength = u.count
             }
         }
-        log.use(global: global.names)
+        // Borrowed: read through the field, the names were retained twice.
+        globalRef._withUnsafeGuaranteedRef { log.use(global: $0.names) }
     }
 
     /// Stage 1: the request for `bytes`, and whether a route matched. `router` is this run's,

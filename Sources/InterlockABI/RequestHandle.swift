@@ -28,6 +28,13 @@ final class RequestHandle {
         if let borrowed { return try Request.withBorrowed(borrowed, body) }
         return try body(owned)
     }
+
+    /// Calls `body` with the request read in place, the handle's own too (no reference counted):
+    /// for the reads C makes once for each parameter.
+    func withRequestInPlace<R>(_ body: (Request) -> R) -> R {
+        if let borrowed { return Request.withBorrowed(borrowed, body) }
+        return withUnsafeMutablePointer(to: &owned) { Request.withBorrowed($0, body) }
+    }
     var errorMessage: String? = nil { didSet { used = true } }
     /// Whether a callback asked for anything (strings, caches, an error): only then does reuse
     /// have something to reset.
@@ -35,10 +42,14 @@ final class RequestHandle {
     /// Made on the first string a callback asks for: most ask for none.
     private var store: CStringStore? = nil
     private var fields: [UnsafePointer<CChar>?]? = nil
+    /// The parameters as C strings, made from the request's strings once a callback changed it
+    /// (until then they are lent by the request: `lender`, `cursor`).
     private var parameters: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
-    /// What keeps the parameters the request lent alive (`Request.parameterCStrings`): until the
+    /// What keeps the parameters the request lent alive (`Request.lentParameter`): until the
     /// callback's call ends, or, for a result's request, until the result is freed.
     private var lender: AnyObject? = nil
+    /// Where the last lent parameter was read, so that reading them in order is linear.
+    private var cursor = Request.ParameterCursor()
     private var queryPairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? = nil
     // The request makes these strings each time they are read: made once per handle.
     private var parameterCache: [(name: String, value: String)]? = nil
@@ -90,6 +101,7 @@ final class RequestHandle {
         if lender != nil {
             lender = nil
             parameters = nil
+            cursor = Request.ParameterCursor()
         }
     }
 
@@ -102,6 +114,7 @@ final class RequestHandle {
         fields = nil
         parameters = nil
         lender = nil
+        cursor = Request.ParameterCursor()
         queryPairs = nil
         parameterCache = nil
         queryCache = nil
@@ -149,13 +162,17 @@ final class RequestHandle {
 
     func parameter(_ i: Int) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
         if parameters == nil {
-            if let lent = request.parameterCStrings {
-                parameters = lent.pairs
-                lender = lent.owner
-                used = true
-            } else {
-                parameters = parameterList.map { (keep($0.name)!, keep($0.value)!) }
+            if withRequestInPlace({ $0.lendsParameters }) {
+                // Lent by the request, found from where the last one was: no array made.
+                if lender == nil {
+                    lender = request.lender
+                    used = true
+                }
+                var at = cursor
+                defer { cursor = at }
+                return withRequestInPlace { $0.lentParameter(i, cursor: &at) }
             }
+            parameters = parameterList.map { (keep($0.name)!, keep($0.value)!) }
         }
         guard let parameters, i < parameters.count else { return nil }
         return parameters[i]
@@ -167,7 +184,7 @@ final class RequestHandle {
         return queryPairs[i]
     }
 
-    func parametersChanged() { parameters = nil; parameterCache = nil; used = true }
+    func parametersChanged() { parameters = nil; parameterCache = nil; cursor = Request.ParameterCursor(); used = true }
 
     /// The request as one NUL-separated text (see ilk_request_packed), kept with the handle.
     func packed() -> (UnsafePointer<CChar>, Int) {

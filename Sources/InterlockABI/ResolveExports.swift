@@ -16,8 +16,7 @@ public func ilk_router_resolve(
     let bytes = UnsafeRawBufferPointer(start: uri, count: uriLength)
     return withHandle(router, as: RouterHandle.self) { r in
         do throws(InterlockError) {
-            let resolution = try r.router.resolve(bytes: bytes, method: methodString(method))
-            let result = ResultHandle(resolution)
+            let result = ResultHandle(try r.router.resolve(bytes: bytes, method: methodString(method)))
             out.pointee = retained(result)
             return result.status
         } catch {
@@ -51,7 +50,10 @@ public func ilk_request_pattern(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { 
 public func ilk_request_route_id(_ r: OpaquePointer?) -> UInt32 { request(r)?.request.route?.id ?? 0 }
 
 @_cdecl("ilk_request_param_count")
-public func ilk_request_param_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.request.parameterCount ?? 0) }
+public func ilk_request_param_count(_ r: OpaquePointer?) -> UInt {
+    guard let r else { return 0 }
+    return withHandle(r, as: RequestHandle.self) { h in UInt(h.withRequestInPlace { $0.parameterCount }) }
+}
 
 @_cdecl("ilk_request_param_at")
 public func ilk_request_param_at(
@@ -59,14 +61,16 @@ public func ilk_request_param_at(
     _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ nameLength: UnsafeMutablePointer<UInt>?,
     _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ valueLength: UnsafeMutablePointer<UInt>?
 ) -> Int32 {
-    guard let h = request(r) else { return invalid("request is NULL") }
-    guard i < UInt(h.request.parameterCount), let (n, v) = h.parameter(Int(i)) else {
-        return invalid("parameter index \(i) is out of range")
+    guard let r else { return invalid("request is NULL") }
+    return withHandle(r, as: RequestHandle.self) { h in
+        guard i < UInt(h.withRequestInPlace({ $0.parameterCount })), let (n, v) = h.parameter(Int(i)) else {
+            return invalid("parameter index \(i) is out of range")
+        }
+        name?.pointee = n; value?.pointee = v
+        // Lengths only when asked for: the bytes are lent, NUL-terminated, and most callers read them as C strings.
+        nameLength?.pointee = UInt(cLength(n)); valueLength?.pointee = UInt(cLength(v))
+        return ILK_OK
     }
-    name?.pointee = n; value?.pointee = v
-    // Lengths only when asked for: the bytes are lent, NUL-terminated, and most callers read them as C strings.
-    nameLength?.pointee = UInt(cLength(n)); valueLength?.pointee = UInt(cLength(v))
-    return ILK_OK
 }
 
 /// The length of a NUL-terminated string, in bytes.
@@ -172,10 +176,16 @@ public func ilk_result_status(_ r: OpaquePointer?) -> Int32 {
 }
 
 @_cdecl("ilk_result_request")
-public func ilk_result_request(_ r: OpaquePointer?) -> OpaquePointer? { result(r)?.request.opaque }
+public func ilk_result_request(_ r: OpaquePointer?) -> OpaquePointer? {
+    guard let r else { return nil }
+    return withHandle(r, as: ResultHandle.self) { $0.request.opaque }
+}
 
 @_cdecl("ilk_result_route_id")
-public func ilk_result_route_id(_ r: OpaquePointer?) -> UInt32 { result(r)?.resolution.request.route?.id ?? 0 }
+public func ilk_result_route_id(_ r: OpaquePointer?) -> UInt32 {
+    guard let r else { return 0 }
+    return withHandle(r, as: ResultHandle.self) { $0.routeID }
+}
 
 @_cdecl("ilk_result_response_status")
 public func ilk_result_response_status(_ r: OpaquePointer?) -> Int32 {

@@ -47,11 +47,16 @@ final class ResponseHandle {
 final class ResultHandle {
     let resolution: Resolution
     let status: Int32
-    /// What C asked for beyond the status, made on the first such call: one field to release for
-    /// the results (most) that are freed after reading the status.
+    /// The matched route's id (0: none), read once: ilk_result_route_id is read often.
+    let routeID: UInt32
+    /// What C asked for beyond the status and the request, made on the first such call: a field
+    /// to release for the results (most) that are freed after reading the status and request.
     private var exported: Exported? = nil
+    /// The request as C reads it, made on the first ilk_result_request.
+    private var requestHandle: RequestHandle? = nil
 
-    init(_ resolution: Resolution) {
+    init(_ resolution: consuming Resolution) {
+        routeID = resolution.request.routeID
         self.resolution = resolution
         switch resolution.status {
         case .ok: status = ILK_OK
@@ -68,13 +73,18 @@ final class ResultHandle {
 
     private var exports: Exported {
         if let exported { return exported }
-        let e = Exported(resolution)
+        let e = Exported(self)
         exported = e
         return e
     }
 
     var body: UnsafeRawPointer { exports.body }
-    var request: RequestHandle { exports.request }
+    var request: RequestHandle {
+        if let requestHandle { return requestHandle }
+        let h = RequestHandle(resolution.request)
+        requestHandle = h
+        return h
+    }
     var headers: [(UnsafePointer<CChar>, UnsafePointer<CChar>)] { exports.headers }
     var allowed: [UnsafePointer<CChar>] { exports.allowed }
     var error: UnsafePointer<CChar>? { exports.error }
@@ -105,12 +115,15 @@ final class ResultHandle {
 
     /// The C views of one resolution, each made on first use and kept as long as the result.
     private final class Exported {
-        let resolution: Resolution
+        /// The result that holds this (and so outlives it): its resolution is read in place,
+        /// not copied (a copy counted a reference to each of its parts, twice).
+        private unowned(unsafe) let owner: ResultHandle
+        private var resolution: Resolution { _read { yield owner.resolution } }
         private let store = CStringStore()
         /// The body, copied into memory that lives as long as the result (never NULL).
         private var bodyCopy: UnsafeMutableRawPointer? = nil
 
-        init(_ resolution: Resolution) { self.resolution = resolution }
+        init(_ owner: ResultHandle) { self.owner = owner }
 
         deinit { bodyCopy?.deallocate() }
 
@@ -122,8 +135,6 @@ final class ResultHandle {
             bodyCopy = copy
             return UnsafeRawPointer(copy)
         }
-
-        lazy var request = RequestHandle(resolution.request)
 
         lazy var headers: [(UnsafePointer<CChar>, UnsafePointer<CChar>)] =
             resolution.response.headers.map { [self] in (self.store.keep($0.name), self.store.keep($0.value)) }

@@ -996,6 +996,50 @@ static void test_answer_responses(void) {
   CHECK_EQ_INT(ilk_response_set_status(NULL, 200), ILK_EINVAL);
 }
 
+/* Parameters are read in any order, again, and after a change that copies the request but not its
+ * parameters (metadata): each index gives its own name and value. */
+static void read_params_backwards(const ilk_request *req, char *buf, size_t room) {
+  size_t n = ilk_request_param_count(req), used = 0;
+  for (size_t k = n; k-- > 0;) {
+    const char *name = NULL, *value = NULL;
+    if (ilk_request_param_at(req, k, &name, NULL, &value, NULL) != ILK_OK) { snprintf(buf, room, "error"); return; }
+    used += (size_t)snprintf(buf + used, room - used, "%s=%s,", name, value);
+  }
+  const char *name = NULL, *value = NULL;
+  if (n > 0 && ilk_request_param_at(req, n - 1, &name, NULL, &value, NULL) == ILK_OK)
+    snprintf(buf + used, room - used, "again %s=%s", name, value);
+}
+static int filter_reads_in_any_order(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  const char *name = NULL, *value = NULL;
+  if (ilk_request_param_at(req, 2, &name, NULL, &value, NULL) != ILK_OK) return -1;
+  char buf[160];
+  size_t used = (size_t)snprintf(buf, sizeof buf, "%s=%s ", name, value);
+  if (ilk_request_set_metadata(req, "k", "v") != ILK_OK) return -1;
+  read_params_backwards(req, buf + used, sizeof buf - used);
+  mark(buf);
+  return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
+}
+static void test_parameters_read_in_any_order(void) {
+  ilk_router *r;
+  ilk_result *res;
+  ilk_router_new(&r, 0);
+  ilk_router_add_route(r, "/p/:a/:b/:c", NULL, NULL, NULL, NULL);
+  ilk_router_add_filter(r, "any-order", filter_reads_in_any_order, NULL, NULL);
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/p/one/two/three", &res), ILK_OK);
+  CHECK_EQ_STR(order, "c=three c=three,b=two,a=one,again c=three ");
+  char buf[160] = {0};
+  read_params_backwards(ilk_result_request(res), buf, sizeof buf);
+  CHECK_EQ_STR(buf, "c=three,b=two,a=one,again c=three");
+  const char *name = NULL, *value = NULL;
+  CHECK_EQ_INT(ilk_request_param_at(ilk_result_request(res), 3, &name, NULL, &value, NULL), ILK_EINVAL);
+  CHECK_EQ_INT(ilk_request_param_at(ilk_result_request(res), 1, &name, NULL, &value, NULL), ILK_OK);
+  CHECK_EQ_STR(value, "two");
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
 int main(void) {
   test_order();
   test_filter_changes_request();
@@ -1014,6 +1058,7 @@ int main(void) {
   test_a_failed_redirect_is_traced();
   test_remove_param();
   test_parameters_read_before_a_change();
+  test_parameters_read_in_any_order();
   test_answer_responses();
   return check_summary("test_pipeline");
 }

@@ -98,12 +98,16 @@ public struct Filter: Sendable {
 public struct FilterChain: @unchecked Sendable {
     private let run: PipelineRun
     private let index: Int
-    private let attempt: Int
+    /// The attempt the chain belongs to, read only while its serial number says it runs (see
+    /// `PipelineRun.next(after:attempt:serial:_:)`): a chain kept past it reads nothing there.
+    private let attempt: UnsafeMutablePointer<PipelineRun.Attempt>
+    private let serial: Int
 
-    init(run: PipelineRun, index: Int, attempt: Int) {
+    init(run: PipelineRun, index: Int, attempt: UnsafeMutablePointer<PipelineRun.Attempt>, serial: Int) {
         self.run = run
         self.index = index
         self.attempt = attempt
+        self.serial = serial
     }
 
     /// Runs the rest of the chain (later filters, the guard, the destination and the response
@@ -117,15 +121,15 @@ public struct FilterChain: @unchecked Sendable {
     /// - Throws: ``InterlockError`` with code ``ErrorCode/callback`` if `next` was already called or
     ///   the attempt ended; or the error a later filter, the guard or the destination threw.
     public func next(_ request: Request) throws(CallbackError) -> Downstream {
-        try run.next(after: index, attempt: attempt, request)
+        try run.next(after: index, attempt: attempt, serial: serial, request)
     }
 
     /// `next` on a chain read through a pointer (the C interface's, lent for a filter's call):
     /// the chain is not copied, so no reference to its run is counted.
     package static func next(through chain: UnsafePointer<FilterChain>, _ request: Request) throws(CallbackError) -> Downstream {
-        let index = chain.pointee.index, attempt = chain.pointee.attempt
+        let index = chain.pointee.index, attempt = chain.pointee.attempt, serial = chain.pointee.serial
         return try Unmanaged.passUnretained(chain.pointee.run).withGuaranteedRef { run throws(CallbackError) in
-            try run.next(after: index, attempt: attempt, request)
+            try run.next(after: index, attempt: attempt, serial: serial, request)
         }
     }
 }

@@ -13,8 +13,10 @@
 /// a route added after the run began is looked up under the lock when matched.
 ///
 /// A run is used again by later resolves of its router while the global pipeline stays the same
-/// (see `Router.beginResolve`): it ends each resolve as it began (no pass, an empty trace and no
+/// (see `Router.beginResolve`): it ends each resolve as it began (an empty trace and no
 /// redirects), and one that something still holds (a chain kept by a filter) is not reused.
+/// What one pass, and one attempt of it, works on is a value its stages pass down (`Created`,
+/// `Attempt`), never a field of the run.
 final class PipelineRun: @unchecked Sendable {
     /// Unowned: a run waits in its router's pool, and a run kept past its resolve by a filter's
     /// chain reads nothing from the router once the resolve ended.
@@ -37,17 +39,12 @@ final class PipelineRun: @unchecked Sendable {
     /// router's callbacks and the userdata they free).
     private(set) var log = TraceLog()
     var redirects: [String] = []
-    /// The pass running (its created request and route parts), the number of its attempt, and
-    /// which filters of that attempt called `next`: what a filter's chain reads, so a chain is
-    /// a reference and two numbers.
-    private var pass: Created? = nil
-    private var attempt = 0
-    private var calledNext: UInt64 = 0
-    private var calledNextBeyond64: Set<Int>? = nil
-    /// The pass's route id and parts, which the stages read without copying the pass: `pass`
-    /// holds the parts until `finish`, which sets these back to none.
-    private var passRouteID: RouteID = 0
-    private var passParts: Unmanaged<RouteParts>
+    /// The serial number of the attempt running (0: none runs), and of the last one begun: a
+    /// filter's chain names its attempt by both a pointer and this number, and `next` reads the
+    /// attempt through the pointer only while the number says it runs. So a chain kept past its
+    /// attempt is an error, not a read of a frame that ended.
+    private var openAttempt = 0
+    private var lastAttempt = 0
     /// `RouteParts.empty` (which lives as long as the program), read once: reading the static
     /// each resolve cost a `swift_once` call.
     private let noParts: Unmanaged<RouteParts>
@@ -64,7 +61,6 @@ final class PipelineRun: @unchecked Sendable {
         self.pooled = pooled
         noParts = .passUnretained(.empty)
         removedParts = .passUnretained(.removed)
-        passParts = noParts
     }
 
     deinit { methodBytes.deallocate() }
@@ -81,7 +77,8 @@ final class PipelineRun: @unchecked Sendable {
                 methodLength = u.count
             }
         }
-        log.use(global: global.names)
+        // Borrowed: read through the field, the names were retained twice.
+        globalRef._withUnsafeGuaranteedRef { log.use(global: $0.names) }
     }
 
     /// Stage 1: the request for `bytes`, and whether a route matched. `router` is this run's,
@@ -186,11 +183,7 @@ final class PipelineRun: @unchecked Sendable {
     private func finish(_ status: consuming ResolveStatus, _ request: consuming Request, _ response: consuming Response) -> Resolution {
         var redirects: [String] = []
         swap(&redirects, &self.redirects)
-        pass = nil                      // a chain kept by a filter can no longer run
-        passRouteID = 0
-        passParts = noParts
         if !laterParts.isEmpty { laterParts = [] }
-        attempt += 1
         var trace = TraceLog()
         swap(&trace, &log)              // moved out, not copied
         return Resolution(status: status, request: request, response: response, redirects: redirects, recorded: trace)
@@ -207,24 +200,45 @@ final class PipelineRun: @unchecked Sendable {
         }
     }
 
-    private func attempts(_ created: consuming Created) -> (PassStatus, Request, Response) {
+    /// What one attempt of a pass works on: the pass's route, what runs around it and the
+    /// methods a 405 lists (read by the terminal stages), and which filters called `next`. It
+    /// lives on the stack of `attempts` for the attempt, and the filters' chains point at it.
+    struct Attempt {
+        let routeID: RouteID
+        let parts: Unmanaged<RouteParts>
+        let allowed: [String]?
+        var calledNext: UInt64 = 0
+        var calledNextBeyond64: Set<Int>? = nil
+
+        /// Whether filter `index` called `next` in this attempt.
+        func hasCalledNext(_ index: Int) -> Bool {
+            index < 64 ? calledNext & (1 << UInt64(index)) != 0 : calledNextBeyond64?.contains(index) == true
+        }
+
+        /// Marks filter `index` as having called `next`.
+        mutating func markCalledNext(_ index: Int) {
+            if index < 64 {
+                calledNext |= 1 << UInt64(index)
+            } else {
+                calledNextBeyond64 = (calledNextBeyond64 ?? []).union([index])
+            }
+        }
+    }
+
+    private func attempts(_ pass: consuming Created) -> (PassStatus, Request, Response) {
         var retries = 0
-        passRouteID = created.routeID
-        passParts = created.parts
-        pass = consume created      // what the filters' chains and the terminal stages read
+        let parts = pass.parts
         while true {
-            attempt += 1
-            calledNext = 0
-            if calledNextBeyond64 != nil { calledNextBeyond64 = nil }
-            var request = pass!.request     // every attempt starts from the original request
+            var request = pass.request      // every attempt starts from the original request
             // The route's scope first, then the global interceptors.
-            if let ended = passParts._withUnsafeGuaranteedRef({ intercept(&request, $0.requestLeaves, named: $0.names) })
+            if let ended = parts._withUnsafeGuaranteedRef({ intercept(&request, $0.requestLeaves, named: $0.names) })
                 ?? globalRef._withUnsafeGuaranteedRef({ intercept(&request, $0.requestLeaves, named: nil) }) {
                 return (.done(ended), request, Response())
             }
             let downstream: Downstream
             do {
-                downstream = try filter(0, request)
+                var attempt = Attempt(routeID: pass.routeID, parts: parts, allowed: pass.allowed)
+                downstream = try run(&attempt, request)
             } catch {
                 return (.done(.error(message(error))), request, Response())
             }
@@ -272,13 +286,24 @@ final class PipelineRun: @unchecked Sendable {
         return nil
     }
 
-    /// Stage 3: filter `index` and, through its chain, the rest.
-    func filter(_ index: Int, _ request: Request) throws(CallbackError) -> Downstream {
-        guard index < global.filters.count else { return try terminal(request) }
+    /// Stages 3 to 6 of `attempt`, open (its chains may call `next`) while they run.
+    private func run(_ attempt: inout Attempt, _ request: Request) throws(CallbackError) -> Downstream {
+        lastAttempt &+= 1
+        let serial = lastAttempt
+        openAttempt = serial
+        defer { openAttempt = 0 }
+        return try withUnsafeMutablePointer(to: &attempt) { (p) throws(CallbackError) in try filter(0, request, p, serial) }
+    }
+
+    /// Stage 3: filter `index` of the attempt at `attempt` (whose serial number is `serial`) and,
+    /// through its chain, the rest.
+    private func filter(_ index: Int, _ request: Request, _ attempt: UnsafeMutablePointer<Attempt>, _ serial: Int) throws(CallbackError) -> Downstream {
+        guard index < global.filters.count else { return try terminal(request, attempt.pointee) }
         let result: FilterResult
         do {
+            let chain = FilterChain(run: self, index: index, attempt: attempt, serial: serial)
             result = try globalRef.withGuaranteedRef { global throws(CallbackError) in
-                try Unmanaged.passUnretained(global.filters[index].leaf).withGuaranteedRef { (leaf) throws(CallbackError) in try run(leaf.run, index, request) }
+                try Unmanaged.passUnretained(global.filters[index].leaf).withGuaranteedRef { (leaf) throws(CallbackError) in try run(leaf.run, chain, request) }
             }
         } catch {
             log.ran(.filter, .filter(index), "error: \(message(error))")
@@ -286,7 +311,7 @@ final class PipelineRun: @unchecked Sendable {
         }
         if case .proceed(let downstream) = result { return downstream }
         // Stopping or redirecting after `next` would end a request whose destination already ran.
-        if hasCalledNext(index) {
+        if attempt.pointee.hasCalledNext(index) {
             let decision = if case .stop = result { "stop" } else { "redirect" }
             log.ran(.filter, .filter(index), "error: \(decision) after next")
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next and then returned \(decision); "
@@ -312,54 +337,46 @@ final class PipelineRun: @unchecked Sendable {
         }
     }
 
-    /// Runs filter `index` (passed as an argument, the closure is borrowed, not copied).
-    private func run(_ filter: (Request, FilterChain) throws(CallbackError) -> FilterResult, _ index: Int, _ request: Request) throws(CallbackError) -> FilterResult {
-        try filter(request, FilterChain(run: self, index: index, attempt: attempt))
+    /// Runs a filter (passed as an argument, the closure is borrowed, not copied).
+    private func run(_ filter: (Request, FilterChain) throws(CallbackError) -> FilterResult, _ chain: FilterChain, _ request: Request) throws(CallbackError) -> FilterResult {
+        try filter(request, chain)
     }
 
-    /// Filter `index` of attempt `attempt` called `next`: the filters after it, or the terminal
-    /// stages. Once per filter per attempt, and only while the attempt runs.
-    func next(after index: Int, attempt: Int, _ request: Request) throws(CallbackError) -> Downstream {
-        guard attempt == self.attempt, pass != nil else {
+    /// Filter `index` of the attempt at `attempt`, whose serial number is `serial`, called
+    /// `next`: the filters after it, or the terminal stages. Once per filter per attempt, and
+    /// only while the attempt runs (`attempt` is read only then).
+    func next(after index: Int, attempt: UnsafeMutablePointer<Attempt>, serial: Int, _ request: Request) throws(CallbackError) -> Downstream {
+        guard serial == openAttempt else {
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next after its request was resolved; nothing ran")
         }
-        if hasCalledNext(index) {
+        if attempt.pointee.hasCalledNext(index) {
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next twice; the rest of the chain ran once")
         }
-        if index < 64 {
-            calledNext |= 1 << UInt64(index)
-        } else {
-            calledNextBeyond64 = (calledNextBeyond64 ?? []).union([index])
-        }
+        attempt.pointee.markCalledNext(index)
         log.ran(.filter, .filter(index), .proceed)
-        return try filter(index + 1, request)
+        return try filter(index + 1, request, attempt, serial)
     }
 
-    /// Whether filter `index` called `next` in the running attempt.
-    private func hasCalledNext(_ index: Int) -> Bool {
-        index < 64 ? calledNext & (1 << UInt64(index)) != 0 : calledNextBeyond64?.contains(index) == true
-    }
-
-    /// Stages 4 to 6: guard, destination, response interceptors. Reached only from a filter of
-    /// the running attempt (or the attempt itself), so `pass` is set.
-    private func terminal(_ request: Request) throws(CallbackError) -> Downstream {
+    /// Stages 4 to 6 of `attempt`: guard, destination, response interceptors.
+    private func terminal(_ request: Request, _ attempt: borrowing Attempt) throws(CallbackError) -> Downstream {
         // The route and the pass's parts are borrowed, not copied: the request holds the one and
         // the pass the other until the stages end. A filter may have changed the request's
         // route: then what runs around it is looked up again.
         try request.withRoute { route throws(CallbackError) in
             let id = route?.id ?? 0
-            if id == passRouteID {
-                return try passParts.withGuaranteedRef { parts throws(CallbackError) in try terminal(request, route, parts) }
+            if id == attempt.routeID {
+                return try attempt.parts.withGuaranteedRef { parts throws(CallbackError) in try terminal(request, route, parts, allowed: attempt.allowed) }
             }
             var parts = id == 0 ? noParts : parts(of: id, on: router)
             if let route, !sameRevision(parts, route) {
                 parts = currentParts(of: id, on: router)    // this run's pipeline predates the route's pattern
             }
-            return try parts.withGuaranteedRef { parts throws(CallbackError) in try terminal(request, route, parts) }
+            return try parts.withGuaranteedRef { parts throws(CallbackError) in try terminal(request, route, parts, allowed: attempt.allowed) }
         }
     }
 
-    private func terminal(_ request: Request, _ route: Route?, _ parts: RouteParts) throws(CallbackError) -> Downstream {
+    /// Stages 4 to 6 with `parts` around `route`; `allowed` lists the methods a 405 names.
+    private func terminal(_ request: Request, _ route: Route?, _ parts: RouteParts, allowed: [String]?) throws(CallbackError) -> Downstream {
         let named = log.subject(route: route)   // the guard's and destination's entries
         var response = Response()
         if route != nil {
@@ -376,7 +393,7 @@ final class PipelineRun: @unchecked Sendable {
                 }
             }
             try run(parts.destination, request, &response, named)
-        } else if let allowed = pass!.allowed {
+        } else if let allowed {
             return Downstream(outcome: .methodNotAllowed(allowed: allowed), response: .methodNotAllowed(allowed))
         } else if global.defaultDestination != nil {
             try run(global.defaultDestination, request, &response, named)

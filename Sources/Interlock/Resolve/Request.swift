@@ -143,23 +143,21 @@ public struct Request: @unchecked Sendable {
             return out
         }
         var parameterCount: Int { fields?.parameters.count ?? header.names?.names.count ?? 0 }
-        /// Each parameter's name and value as C strings, lent from the route's names and these
-        /// bytes (each value is followed by a NUL); nil once a callback changed a part.
-        func parameterCStrings() -> [(UnsafePointer<CChar>, UnsafePointer<CChar>)]? {
-            guard fields == nil else { return nil }
-            guard let names = header.names else { return [] }
-            let count = names.names.count
+        /// Parameter `i`'s name and value as C strings, lent from the route's names and these
+        /// bytes (each value is followed by a NUL); nil once a callback changed a part, or for
+        /// an `i` out of range. The values are found from `cursor` (where the last one read
+        /// starts), so reading them in order reads the bytes once.
+        func parameterCString(_ i: Int, cursor: inout Request.ParameterCursor) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
+            guard fields == nil, let names = header.names, i >= 0, i < names.names.count else { return nil }
+            if cursor.index < 0 || cursor.index > i { cursor = Request.ParameterCursor(index: 0, offset: header.values) }
             return withUnsafeMutablePointerToElements { bytes in
-                var out: [(UnsafePointer<CChar>, UnsafePointer<CChar>)] = []
-                out.reserveCapacity(count)
-                var start = header.values
-                for i in 0..<count {
-                    let value = UnsafeRawPointer(bytes + start).assumingMemoryBound(to: CChar.self)
-                    out.append((UnsafePointer(names.storage + names.offsets[i]), value))
-                    while bytes[start] != 0 { start += 1 }
-                    start += 1
+                while cursor.index < i {
+                    while bytes[cursor.offset] != 0 { cursor.offset += 1 }
+                    cursor.offset += 1
+                    cursor.index += 1
                 }
-                return out
+                let value = UnsafeRawPointer(bytes + cursor.offset).assumingMemoryBound(to: CChar.self)
+                return (UnsafePointer(names.storage + names.offsets[i]), value)
             }
         }
 
@@ -202,12 +200,33 @@ public struct Request: @unchecked Sendable {
                                       assignedState: nil)) { _ in }
     }
 
-    /// Each parameter's name and value as C strings lent by the request, with the object that
-    /// keeps them alive (the C door holds it while it hands the pointers out); nil once a callback
-    /// changed a part of the request (its strings are then made from the changed parts).
-    package var parameterCStrings: (pairs: [(UnsafePointer<CChar>, UnsafePointer<CChar>)], owner: AnyObject)? {
-        storage.parameterCStrings().map { ($0, storage) }
+    /// Where the C interface's last read of a lent parameter value was (see
+    /// `lentParameter(_:cursor:)`): a position in the request's bytes, which a copy of the
+    /// request keeps in the same place.
+    package struct ParameterCursor {
+        var index: Int
+        var offset: Int
+        /// Before any read.
+        package init() { index = -1; offset = 0 }
+        init(index: Int, offset: Int) { self.index = index; self.offset = offset }
     }
+
+    /// Parameter `i`'s name and value as C strings lent by the request, kept alive by `lender`
+    /// (the C door holds it while it hands the pointers out); nil for an `i` out of range, or
+    /// once a callback changed a part of the request (its strings are then made from the
+    /// changed parts). No array is made: `cursor` keeps the place of the last value read.
+    package func lentParameter(_ i: Int, cursor: inout ParameterCursor) -> (UnsafePointer<CChar>, UnsafePointer<CChar>)? {
+        storage.parameterCString(i, cursor: &cursor)
+    }
+
+    /// Whether `lentParameter(_:cursor:)` lends the parameters (no part was changed).
+    package var lendsParameters: Bool { storage.fields == nil }
+
+    /// What keeps the strings `lentParameter(_:cursor:)` lends alive.
+    package var lender: AnyObject { storage }
+
+    /// The matched route's id (0: none), read without counting a reference to the route.
+    package var routeID: RouteID { withRoute { $0?.id ?? 0 } }
 
     /// Calls `body` with the request at `p`, not copied (no reference counted on its storage):
     /// for the C interface, whose handles read the pipeline's request through a pointer lent for

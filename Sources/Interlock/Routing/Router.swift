@@ -247,8 +247,10 @@ public final class Router: @unchecked Sendable {
             paths = StaticPaths.update(.empty, tree: tree, changed: Set(tree.staticNodes.keys), written: &written)
         }
         entryCounter.add(written, ordering: .relaxed)
-        let c = CompiledTable(generation: g, root: root, captures: root.maxCaptures, staticPaths: paths, probesStatic: probes,
-                              keepsStatic: keeps)
+        // Read after the generation: a limit set since is at worst taken a table early.
+        let c = CompiledTable(source: serial, generation: g, root: root, captures: root.maxCaptures, staticPaths: paths,
+                              probesStatic: probes, keepsStatic: keeps, strictSlash: options.contains(.strictSlash),
+                              matchLimit: matchLimit.load(ordering: .relaxed))
         state.withLock { s in
             s.tree.changedStatic = []
             s.compiled = c
@@ -283,19 +285,6 @@ public final class Router: @unchecked Sendable {
         case .methodNotAllowed: return .methodNotAllowed(allowed: matcher.allowedMethods)
         }
     }
-}
-
-/// One generation of the compiled table.
-struct CompiledTable: @unchecked Sendable {
-    let generation: UInt64
-    let root: CompiledNode
-    let captures: Int
-    let staticPaths: StaticPaths
-    /// Whether lookups try `staticPaths` first (see `StaticProbeUse`).
-    let probesStatic: Bool
-    /// Whether `staticPaths` holds the all-literal paths (those lookups try, or kept up to date
-    /// since they did), so that the next table updates it.
-    let keepsStatic: Bool
 }
 
 /// A matcher moving between threads through the pool: only one thread uses it at a time.

@@ -33,6 +33,8 @@ import tables  # noqa: E402
 
 # The 100,000-route tables, each timed batch by batch against the GitHub table in one process.
 SCALE_TABLES = ("rest-100k", "deeplinks-100k")
+# The table of the same kind at 1,000 routes whose changes are measured beside each scale table's.
+SMALL_FOR = {"rest-100k": "rest-1k", "deeplinks-100k": "deeplinks-1k"}
 
 PEERS_FOR = {  # which Interlock door each peer is compared with
     "r3 (C)": "C ilk_router_match",
@@ -274,6 +276,14 @@ def targets(results: list[dict]) -> list[dict]:
         # "Removing one route costs about what adding one costs": within twice, each with its first lookup.
         target(f"Scale, {table}: removing a route and the lookup after / adding one and the lookup after (<= 2)",
                change and round(change["remove_us"] / change["add_us"], 3), 2)
+        # Issue 41: a change costs what its part of the table costs, the slower of a removal and an
+        # addition (each with its first lookup), and against the same on 1,000 routes of the same
+        # kind, changed in turn with these in one process.
+        target(f"Scale, {table}: one change and a lookup at 100,000 routes (us, <= 50)",
+               change and max(change["remove_us"], change["add_us"]), 50)
+        target(f"Scale, {table}: one change and a lookup at 100,000 routes / at 1,000 (<= 2)",
+               change and "small_add_us" in change
+               and round(max(change["remove_us"], change["add_us"]) / max(change["small_remove_us"], change["small_add_us"]), 3), 2)
     # Issue 39: the FFI's cost, the same C calls made from LuaJIT, against the C door timed in the
     # same LuaJIT process (benchmarks/lua/ffi_bench.lua, in thread CPU time).
     target("GitHub: LuaJIT FFI lookup time / C lookup time (<= 1.3)",
@@ -334,9 +344,11 @@ def table_text(results: list[dict]) -> str:
             rows.append(f"| {r['table']} | {r['door']} | {r['median_ns']:.0f} | {r['spread_ns'][0]:.0f}–{r['spread_ns'][1]:.0f} | "
                         f"{r['lookups_per_s']:,} | {ratio} | {check} |")
         elif "remove_us" in r:
+            small = (f"; at {r['small_routes']:,} routes: removing {r['small_remove_us'] * 1000:.0f} ns, adding "
+                     f"{r['small_add_us'] * 1000:.0f} ns" if "small_add_us" in r else "")
             rows.append(f"| {r['table']} | {r['door']} | {r['remove_us'] * 1000:.0f} | "
                         f"{r['remove_range_us'][0] * 1000:.0f}–{r['remove_range_us'][1] * 1000:.0f} | – | – | "
-                        f"adding one, then a lookup: {r['add_us'] * 1000:.0f} ns (median of 21) |")
+                        f"adding one, then a lookup: {r['add_us'] * 1000:.0f} ns (median of 21){small} |")
         elif "door" in r and "threads" not in r:
             why = r.get("unsupported") or r.get("unavailable") or r.get("failed", "")
             rows.append(f"| {r['table']} | {r['door']} | – | – | – | – | {why.splitlines()[0] if why else ''} |")
@@ -448,15 +460,18 @@ def main() -> int:
             print(f"smoke: C scale pairing: rest-1k against github, {len(ratios)} batch ratios")
         else:
             problems.append({"door": "C scale pairing", "failed": f"no batch ratios in {scale}"})
-        # The change-cost mode `make bench` runs at 100,000 routes, on rest-1k: it runs and reports.
+        # The change-cost mode `make bench` runs at 100,000 routes, on rest-1k, with deeplinks-1k
+        # changed beside it: it runs and reports both.
         routes_1k, requests_1k = tables.write("rest-1k", BUILD / "tables")
+        small_routes, small_requests = tables.write("deeplinks-1k", BUILD / "tables")
         try:
             out = subprocess.run([*cmds["interlock-c"], str(routes_1k), str(requests_1k), "rest-1k"],
-                                 env=dict(os.environ, ILK_BENCH_CHANGES="1"), capture_output=True, text=True, check=True).stdout
+                                 env=dict(os.environ, ILK_BENCH_CHANGES=f"{small_routes}:{small_requests}"),
+                                 capture_output=True, text=True, check=True).stdout
             change = json.loads(out.strip().splitlines()[-1])
-            if change["remove_us"] > 0 and change["add_us"] > 0:
+            if change["remove_us"] > 0 and change["add_us"] > 0 and change["small_remove_us"] > 0 and change["small_add_us"] > 0:
                 doors.append("C change costs")
-                print("smoke: C change costs: a removal and an addition, each with its lookup, on rest-1k")
+                print("smoke: C change costs: a removal and an addition, each with its lookup, on rest-1k and deeplinks-1k")
             else:
                 problems.append({"door": "C change costs", "failed": out})
         except (subprocess.CalledProcessError, ValueError, KeyError) as error:
@@ -495,13 +510,16 @@ def main() -> int:
                        rounds=args.rounds if t in ("github", "static") else 1,
                        base="github" if t in SCALE_TABLES else None)
         load.append(os.getloadavg()[0])
-    # What one change costs at 100,000 routes: a removal and its first lookup, beside an addition.
+    # What one change costs at 100,000 routes: a removal and its first lookup, beside an addition,
+    # and beside the same changes at 1,000 routes.
     for t in SCALE_TABLES:
         if t not in args.tables or not isinstance(cmds.get("interlock-c"), list):
             continue
         routes, requests = tables.write(t, BUILD / "tables")
+        small_routes, small_requests = tables.write(SMALL_FOR[t], BUILD / "tables")
         try:
-            out = subprocess.run([*cmds["interlock-c"], str(routes), str(requests), t], env=dict(os.environ, ILK_BENCH_CHANGES="1"),
+            out = subprocess.run([*cmds["interlock-c"], str(routes), str(requests), t],
+                                 env=dict(os.environ, ILK_BENCH_CHANGES=f"{small_routes}:{small_requests}"),
                                  capture_output=True, text=True, check=True).stdout
             results.append(json.loads(out.strip().splitlines()[-1]) | {"table": t})
             print(f"{t}: {results[-1]}", flush=True)

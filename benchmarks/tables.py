@@ -6,7 +6,7 @@ Requests: one a line, "METHOD URI EXPECTED" where EXPECTED is the 1-based line o
 Tables: github (the GitHub API table), static, deeplinks (Interlock only: schemes, constraints,
 optional parts, catch-alls, query strings), rest-1k / rest-10k / rest-100k (generated nested
 REST resources), and deeplinks-100k (100,000 generated deep links: custom schemes, hosts,
-constraints, optional parts, catch-alls; Interlock only). Everything is deterministic.
+constraints, optional parts, catch-alls; Interlock only) with deeplinks-1k, its first 1,000. Everything is deterministic.
 
 Every harness's timed pass reports two sums over the timed requests (all but the malformed ones):
 the ids of the routes it answered (0 for none) and the lengths of every parameter's name and value
@@ -103,8 +103,8 @@ def expected_sums(name: str) -> dict[str, int] | None:
     deeplinks-100k's generator counts them as it writes its requests."""
     if name == "deeplinks":
         return None
-    if name == "deeplinks-100k":
-        routes, requests, size = deeplinks_big(12500)
+    if name in ("deeplinks-100k", "deeplinks-1k"):
+        routes, requests, size = deeplinks_big(12500 if name == "deeplinks-100k" else 125)
         return {"route_sum": sum(int(r.split()[2]) for r in requests if r.split()[2] != "bad"), "param_bytes": size}
     routes, requests = TABLES[name]()
     route_sum = param_bytes = 0
@@ -179,7 +179,7 @@ def param_count(name: str) -> int:
 
 TABLES = {"github": github, "static": static, "deeplinks": deeplinks,
           "rest-1k": lambda: rest(125), "rest-10k": lambda: rest(1250), "rest-100k": lambda: rest(12500),
-          "deeplinks-100k": lambda: deeplinks_big(12500)[:2]}
+          "deeplinks-100k": lambda: deeplinks_big(12500)[:2], "deeplinks-1k": lambda: deeplinks_big(125)[:2]}
 
 
 def write(name: str, folder: Path) -> tuple[Path, Path]:

@@ -25,6 +25,7 @@ typedef struct {
   int *timed, timed_count;
   double added, compiled;                 /* seconds to add the routes, then to compile them */
   long rss_kib;                           /* what the process grew by while adding and compiling */
+  uint32_t *ids;                          /* each route's id, as changes give new ones (or NULL) */
 } table;
 
 static table measured, base;              /* the table measured, and the base of the scale ratio */
@@ -258,33 +259,50 @@ static int compare_doubles(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Removes route `i` of `t`, then looks up (which compiles what the removal touched); adds it back
+ * under a new id, then looks up. Stores the seconds each took. */
+static void change_once(table *t, int i, double *removing, double *adding) {
+  entry *r = &t->routes.items[i];
+  char pattern[4200];
+  if (strcmp(r->method, "-") == 0) snprintf(pattern, sizeof pattern, "%s", r->text);
+  else snprintf(pattern, sizeof pattern, "%s %s", r->method, r->text);
+  uint32_t id = t->ids ? t->ids[i] : (uint32_t)i + 1;
+  double t0 = now();
+  if (ilk_router_remove_route(t->router, id) != ILK_OK) { fprintf(stderr, "remove %u: %s\n", id, ilk_errmsg()); exit(1); }
+  ilk_router_match(t->router, NULL, "/", 1, m);
+  *removing = now() - t0;
+  t0 = now();
+  if (ilk_router_add_route(t->router, pattern, destination, NULL, NULL, &id) != ILK_OK) { fprintf(stderr, "add %s: %s\n", pattern, ilk_errmsg()); exit(1); }
+  ilk_router_match(t->router, NULL, "/", 1, m);
+  *adding = now() - t0;
+  if (t->ids) t->ids[i] = id;
+}
+
 /* What one change costs on a loaded table (ILK_BENCH_CHANGES): removing a route, then the first
  * lookup after it (which compiles what the removal touched), against adding one and its first
- * lookup; 21 routes spread over the table, each removed and added back under a new id. Prints
- * the medians and ranges in microseconds. The table is changed: nothing is timed after it. */
-static void change_costs(table *t) {
+ * lookup; 21 routes spread over the table, each removed and added back under a new id. With a
+ * base table (`small`, the same kind of table at 1,000 routes), the same changes to it are made
+ * in turn with these, so that both are measured side by side. Prints the medians and ranges in
+ * microseconds. The tables are changed: nothing is timed after it. */
+static void change_costs(table *t, table *small) {
   enum { N = 21 };
-  double removing[N], adding[N];
+  double removing[N], adding[N], small_removing[N], small_adding[N];
   for (int k = 0; k < N; k++) {
-    int i = (int)((long)t->routes.count * (2 * k + 1) / (2 * N));
-    entry *r = &t->routes.items[i];
-    char pattern[4200];
-    if (strcmp(r->method, "-") == 0) snprintf(pattern, sizeof pattern, "%s", r->text);
-    else snprintf(pattern, sizeof pattern, "%s %s", r->method, r->text);
-    double t0 = now();
-    if (ilk_router_remove_route(t->router, (uint32_t)i + 1) != ILK_OK) { fprintf(stderr, "remove %d: %s\n", i + 1, ilk_errmsg()); exit(1); }
-    ilk_router_match(t->router, NULL, "/", 1, m);
-    removing[k] = now() - t0;
-    t0 = now();
-    if (ilk_router_add_route(t->router, pattern, destination, NULL, NULL, NULL) != ILK_OK) { fprintf(stderr, "add %s: %s\n", pattern, ilk_errmsg()); exit(1); }
-    ilk_router_match(t->router, NULL, "/", 1, m);
-    adding[k] = now() - t0;
+    change_once(t, (int)((long)t->routes.count * (2 * k + 1) / (2 * N)), &removing[k], &adding[k]);
+    if (small) change_once(small, (int)((long)small->routes.count * (2 * k + 1) / (2 * N)), &small_removing[k], &small_adding[k]);
   }
   qsort(removing, N, sizeof removing[0], compare_doubles);
   qsort(adding, N, sizeof adding[0], compare_doubles);
   printf("{\"door\": \"C remove one route, then a lookup\", \"routes\": %d, \"remove_us\": %.1f, \"remove_range_us\": [%.1f, %.1f], "
-         "\"add_us\": %.1f, \"add_range_us\": [%.1f, %.1f]}\n", t->routes.count, removing[N / 2] * 1e6, removing[0] * 1e6,
+         "\"add_us\": %.1f, \"add_range_us\": [%.1f, %.1f]", t->routes.count, removing[N / 2] * 1e6, removing[0] * 1e6,
          removing[N - 1] * 1e6, adding[N / 2] * 1e6, adding[0] * 1e6, adding[N - 1] * 1e6);
+  if (small) {
+    qsort(small_removing, N, sizeof small_removing[0], compare_doubles);
+    qsort(small_adding, N, sizeof small_adding[0], compare_doubles);
+    printf(", \"small_routes\": %d, \"small_remove_us\": %.1f, \"small_add_us\": %.1f", small->routes.count,
+           small_removing[N / 2] * 1e6, small_adding[N / 2] * 1e6);
+  }
+  printf("}\n");
 }
 
 int main(int argc, char **argv) {
@@ -299,7 +317,22 @@ int main(int argc, char **argv) {
   if (wrong) { fprintf(stderr, "%d wrong answers\n", wrong); return 1; }
 
   if (getenv("ILK_BENCH_CHANGES")) {
-    change_costs(&measured);
+    /* ILK_BENCH_CHANGES=SMALL_ROUTES:SMALL_REQUESTS: the same changes to that table, side by side. */
+    char *paths = strdup(getenv("ILK_BENCH_CHANGES"));
+    char *colon = strchr(paths, ':');
+    table *small = NULL;
+    if (colon) {
+      *colon = 0;
+      if (load(&base, paths, colon + 1)) { fprintf(stderr, "wrong answers on %s\n", paths); return 1; }
+      small = &base;
+    }
+    measured.ids = calloc(measured.routes.count, sizeof(uint32_t));
+    for (int i = 0; i < measured.routes.count; i++) measured.ids[i] = (uint32_t)i + 1;
+    if (small) {
+      small->ids = calloc(small->routes.count, sizeof(uint32_t));
+      for (int i = 0; i < small->routes.count; i++) small->ids[i] = (uint32_t)i + 1;
+    }
+    change_costs(&measured, small);
     return 0;
   }
 

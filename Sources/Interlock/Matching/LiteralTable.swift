@@ -145,27 +145,38 @@ struct LiteralBucketView {
     }
 }
 
-/// All literal children of a dispatch node.
+/// All literal children of a dispatch node: their buckets in a `PagedArray`, so that a change
+/// rebuilds its buckets and copies their page and the list of pages, not every bucket.
 struct LiteralBuckets: @unchecked Sendable {
-    let buckets: [LiteralTable]
+    let table: PagedArray<LiteralBucketView, LiteralTable>
     let caseInsensitive: Bool
-    /// The buckets' views (slots, keys, mask), for the lookup path: no bucket object is read.
-    private let storage: BucketViews
-
-    final class BucketViews: @unchecked Sendable {
-        let views: UnsafeMutablePointer<LiteralBucketView>
-        init(_ buckets: [LiteralTable]) {
-            views = .allocate(capacity: max(buckets.count, 1))
-            for (i, b) in buckets.enumerated() { (views + i).initialize(to: b.view) }
-        }
-        deinit { views.deallocate() }
-    }
+    /// The most capture groups of any child: exact after a full build, an upper bound after
+    /// updates (a removal does not lower it), which is all the matcher needs (room enough).
+    let maxCaptures: Int
 
     init(buckets: [LiteralTable], caseInsensitive: Bool) {
-        self.buckets = buckets
+        table = PagedArray(buckets.map { $0.view }, owners: buckets)
         self.caseInsensitive = caseInsensitive
-        storage = BucketViews(buckets)
+        maxCaptures = buckets.reduce(0) { max($0, $1.maxCaptures) }
     }
+
+    private init(table: PagedArray<LiteralBucketView, LiteralTable>, caseInsensitive: Bool, maxCaptures: Int) {
+        self.table = table
+        self.caseInsensitive = caseInsensitive
+        self.maxCaptures = maxCaptures
+    }
+
+    /// These buckets with those at the given indices replaced (the pages they fall in are copied).
+    func replacing(_ changed: [(index: Int, bucket: LiteralTable)], copied: inout Int) -> LiteralBuckets {
+        let most = changed.reduce(maxCaptures) { max($0, $1.bucket.maxCaptures) }
+        return LiteralBuckets(table: table.replacing(changed.map { ($0.index, $0.bucket.view, $0.bucket) }, copied: &copied),
+                              caseInsensitive: caseInsensitive, maxCaptures: most)
+    }
+
+    var count: Int { table.count }
+    func bucket(at i: Int) -> LiteralTable { table.owner(i) }
+    /// Every bucket, in order (tests; proportional to the node's children).
+    var buckets: [LiteralTable] { table.allOwners }
 
     /// Bucket count for `children` entries: about eight entries a bucket, a power of two.
     static func bucketCount(for children: Int) -> Int {
@@ -174,21 +185,27 @@ struct LiteralBuckets: @unchecked Sendable {
         return n
     }
 
+    /// The bucket count after a change, from the last one (`previous`): kept while it is within
+    /// a factor of `bucketCount`'s (a bucket of up to sixteen entries still finds a key in about
+    /// one probe), so that changes around a power of two do not rebuild every bucket each time.
+    static func bucketCount(for children: Int, previous: Int) -> Int {
+        let ideal = bucketCount(for: children)
+        return previous > 0 && ideal <= 2 * previous && 4 * ideal >= previous ? previous : ideal
+    }
+
     @inline(__always) static func bucket(_ hash: UInt64, count: Int) -> Int {
         Int(truncatingIfNeeded: hash >> 40) & (count - 1)
     }
 
-    var maxCaptures: Int { buckets.reduce(0) { max($0, $1.maxCaptures) } }
-
     /// What the lookup path reads: valid while the dispatch node holding these buckets lives.
     var probe: LiteralProbe {
         // A node with few literal children (one bucket) and exact case compares them in turn.
-        if buckets.count == 1, !caseInsensitive, let few = buckets[0].few {
-            return LiteralProbe(views: storage.views, count: 1, lower: false, few: few,
-                                fewCount: buckets[0].entries.count, fewKeys: buckets[0].view.keyBytes)
+        if count == 1, !caseInsensitive, let few = bucket(at: 0).few {
+            let only = bucket(at: 0)
+            return LiteralProbe(views: table.reader, count: 1, lower: false, few: few,
+                                fewCount: only.entries.count, fewKeys: only.view.keyBytes)
         }
-        return LiteralProbe(views: storage.views, count: buckets.count, lower: caseInsensitive, few: nil, fewCount: 0,
-                            fewKeys: nil)
+        return LiteralProbe(views: table.reader, count: count, lower: caseInsensitive, few: nil, fewCount: 0, fewKeys: nil)
     }
 }
 
@@ -200,7 +217,7 @@ struct LiteralBuckets: @unchecked Sendable {
 /// (callgrind, rest-10k table: two such levels a lookup).
 struct LiteralProbe {
     static let fewLimit = 4
-    let views: UnsafeMutablePointer<LiteralBucketView>
+    let views: PagedReader<LiteralBucketView>
     let count: Int
     let lower: Bool
     let few: UnsafeMutablePointer<LiteralTable.Slot>?

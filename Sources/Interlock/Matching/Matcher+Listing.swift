@@ -6,16 +6,16 @@ extension Matcher {
     /// the order the lookup tries them; with `method`, only those that also take it. The
     /// method-not-allowed pass, listing every leaf instead of noting methods: each unit's regex
     /// fails after each leaf it reaches, so the next is tried, with the same constraints, mixed
-    /// segments and match limit as a lookup. The subject keeps the parsed URI afterwards.
+    /// segments and match limit as a lookup, in the table the matcher holds (see `take`). The
+    /// subject keeps the parsed URI afterwards.
     ///
     /// - Parameters:
-    ///   - router: The route table.
     ///   - method: The request's method, or nil (or empty) for any.
     ///   - uri: The URI's bytes.
     /// - Returns: The leaves (a route with optional parts has one per variant).
     /// - Throws: ``InterlockError`` as a lookup throws.
-    func fittingLeaves(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> [Leaf] {
-        guard try begin(router) else { return [] }
+    func fittingLeaves(method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> [Leaf] {
+        guard begin() else { return [] }
         _ = try writeSubject(uri, held: .unknown) { (subject) throws(InterlockError) -> Int in try Matcher.copyMethod(method, to: subject) }
         spanCount = 0
         if !spans.segmentsIndexed { indexSegments() }

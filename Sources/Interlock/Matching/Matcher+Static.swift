@@ -40,8 +40,8 @@ extension Matcher {
     /// request whose method is `common` (a common method's word and length, or none): see
     /// `matchWholeStaticPath`. Unless it answered (`.matched`), the general lookup takes what it
     /// found out to `takeStaticPath` and goes on from there.
-    @inline(__always) func wholeStaticPath(_ router: Router, _ uri: UnsafeRawBufferPointer, _ common: (UInt64, Int)?) -> StaticHold {
-        guard isCurrent(router), let (word, length) = common else { return .unknown }
+    @inline(__always) func wholeStaticPath(_ uri: UnsafeRawBufferPointer, _ common: (UInt64, Int)?) -> StaticHold {
+        guard tableRoot != nil, let (word, length) = common else { return .unknown }
         return matchWholeStaticPath(uri, method: word, length)
     }
 

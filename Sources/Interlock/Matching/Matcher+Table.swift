@@ -1,18 +1,32 @@
-// The compiled table a matcher holds: whether it is the router's current one, and taking the
-// new one when not.
+// The compiled table a matcher holds: one generation of a router's table, handed to the matcher
+// by whoever owns the table (the router), which asks `holds` whether it must hand a newer one.
+// The matcher itself knows nothing of routers.
 
 import CPCRE2
-import Synchronization
 
-/// Serial numbers tell routers apart even when one is freed and another takes its address.
-private let routerSerials = Atomic<UInt64>(0)
-extension Router {
-    static func nextSerial() -> UInt64 { routerSerials.add(1, ordering: .relaxed).newValue }
+/// One generation of a compiled table, with what a lookup needs of the table's owner.
+struct CompiledTable: @unchecked Sendable {
+    /// Tells the owner apart from every other (a router's serial number), so that a matcher moved
+    /// to another router takes that one's table.
+    let source: UInt64
+    let generation: UInt64
+    let root: CompiledNode
+    let captures: Int
+    let staticPaths: StaticPaths
+    /// Whether lookups try `staticPaths` first (see `StaticProbeUse`).
+    let probesStatic: Bool
+    /// Whether `staticPaths` holds the all-literal paths (those lookups try, or kept up to date
+    /// since they did), so that the next table updates it.
+    let keepsStatic: Bool
+    /// Whether a trailing slash is significant (the owner's option).
+    let strictSlash: Bool
+    /// How many steps each regex of a lookup may take (see `defaultMatchLimit`).
+    let matchLimit: UInt32
 }
 
 extension Matcher {
-    func refresh(_ router: Router) throws(InterlockError) {
-        let table = try router.compiledTable()
+    /// Takes `table` for the lookups that follow (their answers point into it).
+    func take(_ table: CompiledTable) {
         if table.captures + 1 > ovectorPairs {
             pcre2_match_data_free_8(matchData)
             ovectorPairs = table.captures + 1
@@ -29,19 +43,18 @@ extension Matcher {
         probed = nil                    // it pointed into the table let go of
         probesStatic = table.probesStatic
         tableGeneration = table.generation
-        tableSerial = router.serial
-        strictSlash = router.options.contains(.strictSlash)
-        let limit = router.matchLimit.load(ordering: .relaxed)
-        if limit != appliedMatchLimit {
-            pcre2_set_match_limit_8(matchContext, limit)
-            pcre2_set_match_limit_8(constraintContext, limit)
-            appliedMatchLimit = limit
+        tableSerial = table.source
+        strictSlash = table.strictSlash
+        if table.matchLimit != appliedMatchLimit {
+            pcre2_set_match_limit_8(matchContext, table.matchLimit)
+            pcre2_set_match_limit_8(constraintContext, table.matchLimit)
+            appliedMatchLimit = table.matchLimit
         }
     }
 
-    /// Whether the compiled table this matcher holds is `router`'s current one.
-    @inline(__always) func isCurrent(_ router: Router) -> Bool {
-        router.serial == tableSerial && router.generation.load(ordering: .acquiring) == tableGeneration && tableRoot != nil
+    /// Whether this matcher holds generation `generation` of the table of `source`.
+    @inline(__always) func holds(source: UInt64, generation: UInt64) -> Bool {
+        source == tableSerial && generation == tableGeneration && tableRoot != nil
     }
 }
 

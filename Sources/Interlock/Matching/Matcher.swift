@@ -204,7 +204,7 @@ public final class Matcher {
     #endif
     /// The constraint that stopped the last regex, and its error.
     var stoppedConstraint: (Unmanaged<Constraint>, Int32)? = nil
-    /// The match limit the contexts have (see `Router.matchLimit`).
+    /// The match limit the contexts have (see `CompiledTable.matchLimit`).
     var appliedMatchLimit: UInt32
 
     /// Creates a matcher. `preallocate` sizes its buffers for the longest URI up front, so that no
@@ -226,7 +226,7 @@ public final class Matcher {
         constraintStack = pcre2_jit_stack_create_8(32 * 1024, 1024 * 1024, nil)
         pcre2_jit_stack_assign_8(constraintContext, nil, UnsafeMutableRawPointer(constraintStack))
         constraintData = pcre2_match_data_create_8(1, nil)
-        // A user's constraint must never hang a lookup (see `Router.matchLimit`).
+        // A user's constraint must never hang a lookup (see `CompiledTable.matchLimit`).
         appliedMatchLimit = defaultMatchLimit
         pcre2_set_match_limit_8(matchContext, defaultMatchLimit)
         pcre2_set_match_limit_8(constraintContext, defaultMatchLimit)
@@ -261,24 +261,12 @@ public final class Matcher {
         URIParser.outputCapacity(for: uriBytes) + 2 * uriBytes + maximumMethodLength + 16
     }
 
-    /// Looks up `uri` with `method` (nil: any method). Throws `.uri` for a malformed URI,
-    /// `.invalidArgument` for a malformed method, `.limit` if a constraint exceeds the match limit.
-    ///
-    /// - Parameters:
-    ///   - router: The route table to look in.
-    ///   - method: The request's method as bytes (an HTTP token of at most
-    ///     ``maximumMethodLength`` bytes), or nil (or empty) for any method.
-    ///   - uri: The URI's bytes: an absolute URI, an absolute path or a relative path, at most
-    ///     ``maximumURILength`` bytes.
-    /// - Returns: Whether a route matched; the answer's details stay on the matcher until its next
-    ///   lookup.
-    /// - Throws: ``InterlockError`` with code ``ErrorCode/uri`` for a malformed URI (its `offset`
-    ///   says where), ``ErrorCode/invalidArgument`` for a malformed method, or ``ErrorCode/limit``
-    ///   if a constraint ran past the router's match limit. A malformed URI is reported first.
-    public func match(_ router: Router, method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
-        let held = probesStatic ? wholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) : .unknown
+    /// Looks up `uri` with `method` in the table this matcher holds (see `take`): the lookup
+    /// `match(_:method:uri:)` makes once its router's table is held.
+    @inline(__always) func lookup(method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
+        let held = probesStatic ? wholeStaticPath(uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) : .unknown
         if held == .matched { return .matched }
-        return try match(router, uri: uri, held: held) { (subject) throws(InterlockError) -> Int in
+        return try match(uri: uri, held: held) { (subject) throws(InterlockError) -> Int in
             try Matcher.copyMethod(method, to: subject)
         }
     }
@@ -295,21 +283,13 @@ public final class Matcher {
         return i
     }
 
-    /// `match(_:method:uri:)` with the method as a NUL-terminated string: its bytes are checked
-    /// and copied in one pass, without measuring it first (the C interface's lookup).
-    ///
-    /// - Parameters:
-    ///   - router: The route table to look in.
-    ///   - method: The request's method, NUL-terminated (at most ``maximumMethodLength`` bytes
-    ///     before the NUL, and no more than one byte past them is read), or nil (or "") for any
-    ///     method.
-    ///   - uri: The URI's bytes, as for ``match(_:method:uri:)``.
-    /// - Returns: Whether a route matched, as ``match(_:method:uri:)`` returns.
-    /// - Throws: ``InterlockError``, as ``match(_:method:uri:)`` throws.
-    package func match(_ router: Router, methodCString method: UnsafePointer<UInt8>?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
-        let held = probesStatic ? wholeStaticPath(router, uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) : .unknown
+    /// `lookup(method:uri:)` with the method as a NUL-terminated string: its bytes are checked
+    /// and copied in one pass, without measuring it first (the C interface's lookup). No more
+    /// than one byte past the at most ``maximumMethodLength`` bytes before the NUL is read.
+    @inline(__always) func lookup(methodCString method: UnsafePointer<UInt8>?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> MatchOutcome {
+        let held = probesStatic ? wholeStaticPath(uri, method.map { Matcher.commonMethod($0) } ?? (MethodWord.any, 0)) : .unknown
         if held == .matched { return .matched }
-        return try match(router, uri: uri, held: held) { (subject) throws(InterlockError) -> Int in
+        return try match(uri: uri, held: held) { (subject) throws(InterlockError) -> Int in
             guard let method else { return 0 }
             if let (word, length) = Matcher.commonMethod(method) {
                 // The subject has room for eight bytes where the method goes.
@@ -330,10 +310,10 @@ public final class Matcher {
     /// (`matchRoot`), and, when a path fitted but no route took the method, the
     /// allowed-methods pass (the tree again, with no method).
     @inline(__always) private func match(
-        _ router: Router, uri: UnsafeRawBufferPointer, held: StaticHold,
+        uri: UnsafeRawBufferPointer, held: StaticHold,
         copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
     ) throws(InterlockError) -> MatchOutcome {
-        guard try begin(router) else { return .notFound }
+        guard begin() else { return .notFound }
         let (methodStart, methodLength, schemeStart, schemeLength, hostStart, hostEnd) =
             try writeSubject(uri, held: held, copyMethod: copyMethod)
 
@@ -367,15 +347,13 @@ public final class Matcher {
         return allowedCount == 0 ? .notFound : .methodNotAllowed
     }
 
-    /// A lookup's start: forgets the last answer and takes the router's current table; false
-    /// when the table is empty.
-    @inline(__always) func begin(_ router: Router) throws(InterlockError) -> Bool {
+    /// A lookup's start: forgets the last answer; false when the matcher holds no table.
+    @inline(__always) func begin() -> Bool {
         winner = nil
         routeID = 0
         parameterCount = 0
         pathFitted = false
         if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
-        if !isCurrent(router) { try refresh(router) }
         return tableRoot != nil
     }
 

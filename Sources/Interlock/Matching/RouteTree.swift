@@ -39,8 +39,15 @@ final class TreeNode {
     let entry: Entry
     /// Literal children by key (ASCII lower-cased on a case-insensitive router).
     var literalChildren: [[UInt8]: TreeNode] = [:]
-    /// Literal children in the order added, so that emitted regexes are deterministic.
-    var literalOrder: [TreeNode] = []
+    /// Literal children in the order added, so that emitted regexes are deterministic; a removed
+    /// child leaves a hole (found by its `orderIndex`, not by a search), and the holes go once
+    /// they are half the list, so a removal costs the same under a node of any size.
+    private var literalSlots: [TreeNode?] = []
+    private var literalHoles = 0
+    /// Where this node is in its parent's `literalSlots`.
+    private var orderIndex = 0
+    /// Literal children in the order added (a new array: proportional to their number).
+    var literalOrder: [TreeNode] { literalSlots.compactMap { $0 } }
     /// Mixed segments ending within their segment, in precedence order (see `mixedPrecedes`).
     var mixedChildren: [TreeNode] = []
     var constrainedChildren: [TreeNode] = []
@@ -79,8 +86,26 @@ final class TreeNode {
 
     /// Whether nothing ends or continues here (a node left so by a removal is pruned).
     var isEmpty: Bool {
-        leaves.isEmpty && literalOrder.isEmpty && mixedChildren.isEmpty && constrainedChildren.isEmpty
+        leaves.isEmpty && literalChildren.isEmpty && mixedChildren.isEmpty && constrainedChildren.isEmpty
             && parameterChild == nil && prefixedCatchAlls.isEmpty && catchAllChild == nil
+    }
+
+    /// Adds a literal child last in order (its key is in `literalChildren`).
+    func appendLiteral(_ child: TreeNode) {
+        child.orderIndex = literalSlots.count
+        literalSlots.append(child)
+    }
+
+    /// Takes a literal child out of the order (its key is out of `literalChildren`).
+    func removeLiteral(_ child: TreeNode) {
+        guard child.orderIndex < literalSlots.count, literalSlots[child.orderIndex] === child else { return }
+        literalSlots[child.orderIndex] = nil
+        literalHoles += 1
+        if 2 * literalHoles > literalSlots.count {
+            literalSlots = literalSlots.compactMap { $0 }
+            literalHoles = 0
+            for (i, c) in literalSlots.enumerated() { c?.orderIndex = i }
+        }
     }
 
     /// Children in precedence order.
@@ -241,7 +266,7 @@ struct RouteTree {
                     case .literal(let b):
                         child = TreeNode(.literal(b))
                         node.literalChildren[key(b)] = child
-                        node.literalOrder.append(child)
+                        node.appendLiteral(child)
                         if node.lastDispatch != nil {
                             node.changedLiterals.append(key(b))
                             child.listedAsChanged = true
@@ -332,12 +357,8 @@ struct RouteTree {
                 case .literal(let b):
                     let k = key(b)
                     parent.literalChildren[k] = nil
-                    // Listed as changed above. Found by identity over the buffer: a node may have
-                    // tens of thousands of literal children, and a closure over the array retains each.
-                    let id = ObjectIdentifier(child)
-                    if let i = parent.literalOrder.withUnsafeBufferPointer({ $0.firstIndex { ObjectIdentifier($0) == id } }) {
-                        parent.literalOrder.remove(at: i)
-                    }
+                    // Listed as changed above.
+                    parent.removeLiteral(child)
                 case .parameter: parent.parameterChild = nil
                 case .constrained: parent.constrainedChildren.removeAll { $0 === child }
                 case .catchAll:

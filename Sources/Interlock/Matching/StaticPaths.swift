@@ -122,11 +122,15 @@ struct StaticEntry {
 
 /// A bit per hash of every all-literal path (about sixteen bits a path), read before the table: a
 /// lookup whose bit is clear, as are most lookups of paths with parameters, skips the table and
-/// the cache misses it costs on a large router. Immutable once built; a compilation that adds
-/// paths makes a new one.
-final class StaticFilter: @unchecked Sendable {
+/// the cache misses it costs on a large router. Immutable once built: a compilation that adds
+/// paths makes a new one, sharing the pages of words it does not change. A removed path's bit
+/// stays (it only lets a lookup through to the table), until the filter is built again: when its
+/// size is too far from the paths' count, or bits set since it was built outnumber the paths.
+struct StaticFilter: @unchecked Sendable {
     let mask: Int
-    let words: UnsafeMutablePointer<UInt64>
+    let words: PagedArray<UInt64, AnyObject>
+    /// Paths whose bits were set since the filter was built whole.
+    let bitsSet: Int
 
     /// The mask of a filter for `paths` paths.
     static func mask(for paths: Int) -> Int {
@@ -135,39 +139,51 @@ final class StaticFilter: @unchecked Sendable {
         return bits - 1
     }
 
-    /// A filter with the bits of `previous` (which must have the same mask) and of `hashes`.
-    init(mask: Int, copying previous: StaticFilter?, hashes: [UInt64]) {
+    /// A filter of `mask` with the bits of `hashes`.
+    init(mask: Int, hashes: [UInt64]) {
+        var words = [UInt64](repeating: 0, count: (mask + 1) / 64)
+        for h in hashes {
+            let bit = StaticFilter.bit(h, mask)
+            words[bit >> 6] |= 1 << UInt64(bit & 63)
+        }
+        self.init(mask: mask, words: PagedArray(words, owners: []), bitsSet: hashes.count)
+    }
+
+    private init(mask: Int, words: PagedArray<UInt64, AnyObject>, bitsSet: Int) {
         self.mask = mask
-        let wordCount = (mask + 1) / 64
-        words = .allocate(capacity: wordCount)
-        if let previous {
-            words.initialize(from: previous.words, count: wordCount)
-        } else {
-            words.initialize(repeating: 0, count: wordCount)
-        }
-        for h in hashes { set(h) }
+        self.words = words
+        self.bitsSet = bitsSet
     }
 
-    /// The filter for `tree`'s paths after those in `changed` changed.
-    static func updated(_ previous: StaticFilter, tree: RouteTree, changed: Set<[UInt8]>) -> StaticFilter {
+    /// The filter for `tree`'s paths after those in `changed` changed: the pages of words they
+    /// fall in are copied, unless the filter is built again (see the type's comment).
+    static func updated(_ previous: StaticFilter, tree: RouteTree, changed: Set<[UInt8]>, copied: inout Int) -> StaticFilter {
         let fold = tree.caseInsensitive
-        let mask = StaticFilter.mask(for: tree.staticNodes.count)
-        if previous.mask == mask {
+        let paths = tree.staticNodes.count
+        let ideal = StaticFilter.mask(for: paths)
+        let keep = ideal <= 2 * previous.mask + 1 && 4 * (ideal + 1) >= previous.mask + 1
+        if keep && previous.bitsSet + changed.count <= 2 * paths + 64 {
             if changed.isEmpty { return previous }
-            return StaticFilter(mask: mask, copying: previous, hashes: changed.map { pathHash($0, fold: fold) })
+            var set: [Int: UInt64] = [:]
+            for key in changed {
+                let bit = StaticFilter.bit(pathHash(key, fold: fold), previous.mask)
+                set[bit >> 6, default: previous.words[bit >> 6]] |= 1 << UInt64(bit & 63)
+            }
+            return StaticFilter(mask: previous.mask, words: previous.words.replacing(set.map { ($0.key, $0.value, nil) }, copied: &copied),
+                                bitsSet: previous.bitsSet + changed.count)
         }
-        return StaticFilter(mask: mask, copying: nil, hashes: tree.staticNodes.keys.map { pathHash($0, fold: fold) })
+        copied += (ideal + 1) / 64
+        return StaticFilter(mask: ideal, hashes: tree.staticNodes.keys.map { pathHash($0, fold: fold) })
     }
 
-    private func set(_ h: UInt64) {
+    /// Whether the bit of hash `h` is set.
+    func has(_ h: UInt64) -> Bool {
         let bit = StaticFilter.bit(h, mask)
-        words[bit >> 6] |= 1 << UInt64(bit & 63)
+        return words[bit >> 6] & (1 << UInt64(bit & 63)) != 0
     }
 
     /// The bit of a hash: bits the bucket and slot choices do not use.
     @inline(__always) static func bit(_ h: UInt64, _ mask: Int) -> Int { Int(truncatingIfNeeded: h >> 20) & mask }
-
-    deinit { words.deallocate() }
 }
 
 /// When lookups try the all-literal table before the tree. On a table of mostly all-literal
@@ -187,39 +203,36 @@ enum StaticProbeUse: Sendable {
     }
 }
 
-/// The all-literal paths of a compiled table.
+/// The all-literal paths of a compiled table: their buckets in a `PagedArray`, so that a change
+/// rebuilds the buckets of the paths it changed and copies their page and the list of pages.
 struct StaticPaths: @unchecked Sendable {
-    /// Owns the buckets whose blocks `blocks` points to.
-    final class Storage: @unchecked Sendable {
-        let buckets: [StaticBucket]
-        /// Each bucket's block, in bucket order.
-        let blocks: UnsafeMutablePointer<UnsafeRawPointer>
-        init(_ buckets: [StaticBucket]) {
-            self.buckets = buckets
-            blocks = .allocate(capacity: max(buckets.count, 1))
-            for (i, b) in buckets.enumerated() { blocks[i] = UnsafeRawPointer(b.block) }
-        }
-        deinit { blocks.deallocate() }
-    }
-    let storage: Storage
+    /// Each bucket's block, owned by the bucket.
+    let blocks: PagedArray<UnsafeRawPointer, StaticBucket>
     let filter: StaticFilter
     let caseInsensitive: Bool
-    var buckets: [StaticBucket] { storage.buckets }
+    /// Every bucket, in order (tests; proportional to the table).
+    var buckets: [StaticBucket] { blocks.allOwners }
 
     init(buckets: [StaticBucket], filter: StaticFilter, caseInsensitive: Bool) {
-        storage = Storage(buckets)
+        blocks = PagedArray(buckets.map { UnsafeRawPointer($0.block) }, owners: buckets)
         self.filter = filter
         self.caseInsensitive = caseInsensitive
     }
 
-    static let empty = StaticPaths(buckets: [], filter: StaticFilter(mask: StaticFilter.mask(for: 0), copying: nil, hashes: []),
+    private init(blocks: PagedArray<UnsafeRawPointer, StaticBucket>, filter: StaticFilter, caseInsensitive: Bool) {
+        self.blocks = blocks
+        self.filter = filter
+        self.caseInsensitive = caseInsensitive
+    }
+
+    static let empty = StaticPaths(buckets: [], filter: StaticFilter(mask: StaticFilter.mask(for: 0), hashes: []),
                                    caseInsensitive: false)
 
     /// What a matcher keeps to look paths up with no reference counting; valid while it holds
     /// this table.
     var probe: StaticProbe {
-        StaticProbe(blocks: storage.blocks, count: storage.buckets.count, fold: caseInsensitive,
-                    filter: UnsafePointer(filter.words), filterMask: filter.mask)
+        StaticProbe(blocks: blocks.count > 0 ? blocks.reader : nil, count: blocks.count, fold: caseInsensitive,
+                    filter: filter.words.reader, filterMask: filter.mask)
     }
 
     /// Whether the table holds a path's node: it has routes, and none with a wildcard host or a
@@ -228,40 +241,48 @@ struct StaticPaths: @unchecked Sendable {
         !node.leaves.isEmpty && node.leaves.allSatisfy({ $0.route.plainOrigin })
     }
 
-    /// The table after the paths in `changed` changed (buckets not touched are shared).
-    static func update(_ previous: StaticPaths, tree: RouteTree, changed: Set<[UInt8]>) -> StaticPaths {
-        let count = max(1, LiteralBuckets.bucketCount(for: tree.staticNodes.count) / 2)
+    /// The table after the paths in `changed` changed (buckets not touched are shared, and pages
+    /// of buckets no change falls in). `written` counts the paths whose buckets were built, and
+    /// the entries (bucket pointers, filter words) built or copied.
+    static func update(_ previous: StaticPaths, tree: RouteTree, changed: Set<[UInt8]>, written: inout Int) -> StaticPaths {
+        let ideal = max(1, LiteralBuckets.bucketCount(for: tree.staticNodes.count) / 2)
+        let old = previous.blocks.count
+        let count = old > 0 && ideal <= 2 * old && 4 * ideal >= old ? old : ideal
         let fold = tree.caseInsensitive
-        if previous.buckets.count == count {
+        if old == count {
             if changed.isEmpty { return previous }   // a change elsewhere in the tree
-            var buckets = previous.buckets
             var touched: [Int: [[UInt8]]] = [:]
             for key in changed { touched[LiteralBuckets.bucket(pathHash(key, fold: fold), count: count), default: []].append(key) }
+            var replaced: [(index: Int, entry: UnsafeRawPointer, owner: StaticBucket?)] = []
             for (b, keys) in touched {
-                var items = buckets[b].items.filter { !keys.contains($0.key) }
+                var items = previous.blocks.owner(b).items.filter { !keys.contains($0.key) }
                 for key in keys {
                     if let node = tree.staticNodes[key], StaticPaths.holds(node) { items.append((key, node.leaves)) }
                 }
-                buckets[b] = StaticBucket(items, fold: fold)
+                let bucket = StaticBucket(items, fold: fold)
+                written += items.count
+                replaced.append((b, UnsafeRawPointer(bucket.block), bucket))
             }
-            return StaticPaths(buckets: buckets, filter: .updated(previous.filter, tree: tree, changed: changed),
+            return StaticPaths(blocks: previous.blocks.replacing(replaced, copied: &written),
+                               filter: .updated(previous.filter, tree: tree, changed: changed, copied: &written),
                                caseInsensitive: tree.caseInsensitive)
         }
         var grouped = [[(key: [UInt8], leaves: [Leaf])]](repeating: [], count: count)
         for (key, node) in tree.staticNodes where StaticPaths.holds(node) {
             grouped[LiteralBuckets.bucket(pathHash(key, fold: fold), count: count)].append((key, node.leaves))
         }
+        written += tree.staticNodes.count + count
         return StaticPaths(buckets: grouped.map { StaticBucket($0, fold: fold) },
-                           filter: .updated(previous.filter, tree: tree, changed: changed), caseInsensitive: fold)
+                           filter: .updated(previous.filter, tree: tree, changed: changed, copied: &written), caseInsensitive: fold)
     }
 }
 
 /// A static table as the lookup path reads it: raw pointers into a `StaticPaths` someone holds.
 struct StaticProbe: @unchecked Sendable {
-    let blocks: UnsafeMutablePointer<UnsafeRawPointer>?
+    let blocks: PagedReader<UnsafeRawPointer>?
     let count: Int
     let fold: Bool
-    let filter: UnsafePointer<UInt64>?
+    let filter: PagedReader<UInt64>?
     let filterMask: Int
 
     static let none = StaticProbe(blocks: nil, count: 0, fold: false, filter: nil, filterMask: 0)

@@ -3,6 +3,10 @@ struct TableCompiler {
     let caseInsensitive: Bool
     /// Units compiled by this compiler (a measure of the work a change cost).
     private(set) var unitsCompiled = 0
+    /// Entries of dispatch nodes' literal buckets built or copied by this compiler, and pages of
+    /// them listed (the other measure of a change's work: a change should rebuild the buckets it
+    /// touched and copy their pages, not a whole node's buckets).
+    private(set) var entriesWritten = 0
 
     /// Whether to walk simple subtrees (see `WalkUnit`) instead of compiling them.
     let walkUnits: Bool
@@ -85,18 +89,18 @@ struct TableCompiler {
         return d
     }
 
-    /// The literal children: only the buckets holding a changed child are rebuilt, unless the
-    /// number of buckets had to grow.
+    /// The literal children: only the buckets holding a changed child are rebuilt (and the pages
+    /// of buckets they fall in copied), unless the number of buckets had to change.
     private mutating func literalBuckets(_ node: TreeNode, previous: LiteralBuckets?) throws(InterlockError) -> LiteralBuckets {
-        let count = LiteralBuckets.bucketCount(for: node.literalOrder.count)
-        if let previous, previous.buckets.count == count {
-            var buckets = previous.buckets
+        let count = LiteralBuckets.bucketCount(for: node.literalChildren.count, previous: previous?.count ?? 0)
+        if let previous, previous.count == count {
             var touched: [Int: [[UInt8]]] = [:]
             for key in node.changedLiterals {
                 touched[LiteralBuckets.bucket(segmentHash(key), count: count), default: []].append(key)
             }
+            var rebuilt: [(index: Int, bucket: LiteralTable)] = []
             for (b, keys) in touched {
-                var entries = buckets[b].entries
+                var entries = previous.bucket(at: b).entries
                 for key in keys {
                     guard let child = node.literalChildren[key] else {     // removed
                         entries.removeAll { $0.key == key }
@@ -109,14 +113,16 @@ struct TableCompiler {
                         entries.append((key, compiled))
                     }
                 }
-                buckets[b] = LiteralTable(entries)
+                rebuilt.append((b, LiteralTable(entries)))
             }
-            return LiteralBuckets(buckets: buckets, caseInsensitive: caseInsensitive)
+            entriesWritten += rebuilt.reduce(0) { $0 + $1.bucket.entries.count }
+            return previous.replacing(rebuilt, copied: &entriesWritten)
         }
         var grouped = [[(key: [UInt8], value: CompiledNode)]](repeating: [], count: count)
         for (key, child) in node.literalChildren {
             grouped[LiteralBuckets.bucket(segmentHash(key), count: count)].append((key, try compile(child)))
         }
+        entriesWritten += node.literalChildren.count + count
         return LiteralBuckets(buckets: grouped.map { LiteralTable($0) }, caseInsensitive: caseInsensitive)
     }
 

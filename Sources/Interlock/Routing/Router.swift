@@ -35,6 +35,10 @@ public final class Router: @unchecked Sendable {
     let matchLimit = Atomic<UInt32>(defaultMatchLimit)
     /// Units compiled so far, for ``compiledUnits``.
     let unitCounter = Atomic<Int>(0)
+    /// Entries of the compiled table's hash tables built or copied so far (dispatch nodes' literal
+    /// buckets, the all-literal table's paths, bucket pointers and filter words, pages of them
+    /// listed): with `unitCounter`, the work changes cost (tests compare it across table sizes).
+    let entryCounter = Atomic<Int>(0)
     let state: Mutex<State>
     /// Held while the tree changes or compiles (then before `state`): lookups take only `state`,
     /// so a compile does not make them wait while a previous table can answer.
@@ -227,18 +231,26 @@ public final class Router: @unchecked Sendable {
         var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), walkUnits: walkUnits, budget: unitBudget)
         let root = try compiler.compile(tree.root)
         unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
+        var written = compiler.entriesWritten
         // The all-literal table is built only for tables that try it (built whole when a table
-        // starts to, then updated with what changed).
+        // starts to, then updated with what changed). It is kept up to date a while after lookups
+        // stop trying it (while a quarter of the routes are all-literal), so that a table changing
+        // around the threshold does not build it whole each time it crosses.
         let probes = staticProbe.applies(staticPaths: tree.staticNodes.count, routes: routeCount)
+        let keeps = probes || (previous?.keepsStatic == true && 4 * tree.staticNodes.count >= routeCount)
         let paths: StaticPaths
-        if !probes {
+        if !keeps {
             paths = .empty
-        } else if let previous, previous.probesStatic {
-            paths = StaticPaths.update(previous.staticPaths, tree: tree, changed: tree.changedStatic)
+        } else if let previous, previous.keepsStatic {
+            paths = StaticPaths.update(previous.staticPaths, tree: tree, changed: tree.changedStatic, written: &written)
         } else {
-            paths = StaticPaths.update(.empty, tree: tree, changed: Set(tree.staticNodes.keys))
+            paths = StaticPaths.update(.empty, tree: tree, changed: Set(tree.staticNodes.keys), written: &written)
         }
-        let c = CompiledTable(generation: g, root: root, captures: root.maxCaptures, staticPaths: paths, probesStatic: probes)
+        entryCounter.add(written, ordering: .relaxed)
+        // Read after the generation: a limit set since is at worst taken a table early.
+        let c = CompiledTable(source: serial, generation: g, root: root, captures: root.maxCaptures, staticPaths: paths,
+                              probesStatic: probes, keepsStatic: keeps, strictSlash: options.contains(.strictSlash),
+                              matchLimit: matchLimit.load(ordering: .relaxed))
         state.withLock { s in
             s.tree.changedStatic = []
             s.compiled = c
@@ -273,16 +285,6 @@ public final class Router: @unchecked Sendable {
         case .methodNotAllowed: return .methodNotAllowed(allowed: matcher.allowedMethods)
         }
     }
-}
-
-/// One generation of the compiled table.
-struct CompiledTable: @unchecked Sendable {
-    let generation: UInt64
-    let root: CompiledNode
-    let captures: Int
-    let staticPaths: StaticPaths
-    /// Whether lookups try `staticPaths` first (see `StaticProbeUse`).
-    let probesStatic: Bool
 }
 
 /// A matcher moving between threads through the pool: only one thread uses it at a time.

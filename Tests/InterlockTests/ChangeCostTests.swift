@@ -1,0 +1,53 @@
+import Testing
+@testable import Interlock
+
+/// A change costs what its part of the table costs: adding, removing or replacing one route
+/// compiles the same units and writes about as many hash-table entries (buckets rebuilt, pages of
+/// them copied, all-literal paths and filter words) in a table of 100,000 routes as in one of 1,000.
+/// Counted, not timed.
+@Suite("Change cost")
+struct ChangeCostTests {
+    /// Units compiled and entries written by changes to a table of `groups` × 4 routes: half of
+    /// them all-literal (so lookups try the all-literal table), and thousands of literal children
+    /// under the root (a dispatch node).
+    static func work(groups: Int, options: RouterOptions) throws -> (units: Int, entries: Int) {
+        let r = Router(options: options)
+        for k in 0..<groups {
+            try r.addRoute("GET /p\(k)/:id")
+            try r.addRoute("GET /c\(k)/:cat/:sub")
+            try r.addRoute("GET /s\(k)")
+            try r.addRoute("GET /s\(k)/about")
+        }
+        try r.compile()
+        #expect(try r.compiledTable().probesStatic)
+        let (units, entries) = (r.compiledUnits, r.entryCounter.load(ordering: .relaxed))
+        let k = groups / 2
+        let dynamic = RouteID(4 * k + 1), literal = RouteID(4 * k + 3)
+        // Each change, then a lookup that compiles it and finds (or not) what changed.
+        try r.removeRoute(dynamic)
+        #expect(try r.match("/p\(k)/7", method: "GET") == .notFound)
+        let added = try r.addRoute("GET /p\(k)/:id")
+        #expect(try r.match("/p\(k)/7", method: "GET").routeMatch?.routeID == added)
+        try r.removeRoute(literal)
+        #expect(try r.match("/s\(k)", method: "GET") == .notFound)
+        let again = try r.addRoute("GET /s\(k)")
+        #expect(try r.match("/s\(k)", method: "GET").routeMatch?.routeID == again)
+        try r.replaceRoute(again, with: "GET /s\(k)/new")
+        #expect(try r.match("/s\(k)/new", method: "GET").routeMatch?.routeID == again)
+        #expect(try r.match("/s\(k)", method: "GET") == .notFound)
+        #expect(try r.match("/s\(k + 1)", method: "GET").routeMatch?.routeID == RouteID(4 * (k + 1) + 3))
+        return (r.compiledUnits - units, r.entryCounter.load(ordering: .relaxed) - entries)
+    }
+
+    @Test(arguments: [RouterOptions(), .caseInsensitive])
+    func aChangesWorkDoesNotGrowWithTheTable(options: RouterOptions) throws {
+        let small = try Self.work(groups: 250, options: options)        // 1,000 routes
+        let large = try Self.work(groups: 25_000, options: options)     // 100,000 routes
+        #expect(large.units <= small.units + 2, "units: \(small.units) at 1,000 routes, \(large.units) at 100,000")
+        // A change copies one page of buckets (or filter words) and the list of pages: at 100
+        // times the routes, lists 100 times longer, a few times the work. Copying a whole node's
+        // buckets (about 9,000 at the root), or the whole all-literal table, would be 20 times it.
+        #expect(large.entries <= 4 * small.entries,
+                "entries: \(small.entries) at 1,000 routes, \(large.entries) at 100,000")
+    }
+}

@@ -170,7 +170,7 @@ typedef int (*ilk_destination_fn)(const ilk_request *request, ilk_response *resp
  * them afterwards. Copy what must outlive the call. */
 /** @{ */
 #define ILK_CONTINUE 0    /**< Go on; the value of ILK_OK. A filter: pass on what ilk_filter_chain_next gave. */
-#define ILK_STOP     101  /**< A filter: stop here; no destination runs; the result is ILK_STOPPED. */
+#define ILK_STOP     101  /**< A filter: stop here; no destination runs; the result is ILK_STOPPED (see ilk_filter_fn). */
 #define ILK_REDIRECT 102  /**< A filter: redirect to the target set with ilk_filter_chain_redirect*. */
 #define ILK_ABORT    103  /**< An interceptor: abort; the reason is set with ilk_*_set_error. */
 #define ILK_RETRY    104  /**< A response interceptor: retry once every response interceptor ran. */
@@ -180,7 +180,8 @@ typedef int (*ilk_destination_fn)(const ilk_request *request, ilk_response *resp
  *   - calls ilk_filter_chain_next(chain, request) exactly once and passes on what it gave, by
  *     returning that status (`return ilk_filter_chain_next(chain, request);`) or ILK_CONTINUE,
  *     which means the same; it may change ilk_filter_chain_response(chain) before it returns;
- *   - returns ILK_STOP without calling it;
+ *   - returns ILK_STOP without calling it, having written the response to answer with (a 401, a
+ *     cached page) to ilk_filter_chain_response(chain) if it wants one;
  *   - sets a target with ilk_filter_chain_redirect / ilk_filter_chain_redirect_to_route and
  *     returns ILK_REDIRECT without calling it.
  * It may change the request's metadata, parameters and state first: the change reaches the stages
@@ -632,8 +633,10 @@ void ilk_interceptor_free(ilk_interceptor *interceptor);
  */
 int ilk_filter_chain_next(ilk_filter_chain *chain, ilk_request *request);
 
-/** The response the rest of the chain produced (NULL before ilk_filter_chain_next); the filter
- *  may change it before it passes the outcome on (returns it, or ILK_CONTINUE). */
+/** After ilk_filter_chain_next: the response the rest of the chain produced, which the filter may
+ *  change before it passes the outcome on (returns it, or ILK_CONTINUE). Before it: an empty
+ *  response that a filter returning ILK_STOP answers with (the result's response). Owned by the
+ *  chain, valid during the filter's call; NULL for a NULL chain or one not in use. */
 ilk_response *ilk_filter_chain_response(ilk_filter_chain *chain);
 
 /** Sets the redirect target (copied) for a filter that returns ILK_REDIRECT. ILK_OK or ILK_EINVAL. */
@@ -795,8 +798,9 @@ uint32_t ilk_result_route_id(const ilk_result *result);
  * The response status (0 for a NULL result): the destination's (200 unless it set another);
  * 404 when no route matched and no default destination ran; 405 when the path matched under
  * other methods only (the response carries an `Allow` header listing them); the last attempt's
- * after ILK_RETRY_LIMIT; 200 with an empty body after a stop, a guard's refusal, an abort, a
- * redirect loop or a callback error.
+ * after ILK_RETRY_LIMIT; after a stop, what the filter wrote to ilk_filter_chain_response before
+ * it stopped (200 and empty if nothing); 200 with an empty body after a guard's refusal, an
+ * abort, a redirect loop or a callback error.
  */
 int ilk_result_response_status(const ilk_result *result);
 /** The response body and, if `len` is not NULL, its length. Never NULL for a valid result. */

@@ -76,6 +76,8 @@ public func ilk_router_add_filter(
                 if let response = ch.response { downstream.response = response.response }
                 return .proceed(downstream)
             case ILK_STOP:
+                // The response the filter wrote before stopping, if it asked for one.
+                if let response = ch.response, ch.downstream == nil { return .respond(response.response) }
                 return .stop
             case ILK_REDIRECT:
                 guard let target = ch.target else {
@@ -155,8 +157,9 @@ private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
 
 @_cdecl("ilk_filter_chain_response")
 public func ilk_filter_chain_response(_ chain: OpaquePointer?) -> OpaquePointer? {
-    guard let ch = handle(chain, as: ChainHandle.self), let downstream = ch.downstream else { return nil }
-    if ch.response == nil { ch.response = ResponseHandle(downstream.response) }
+    guard let ch = handle(chain, as: ChainHandle.self), ch.chain != nil else { return nil }
+    // Before next: the response a stop answers with; after it, the rest of the chain's.
+    if ch.response == nil { ch.response = ResponseHandle(ch.downstream?.response ?? Response()) }
     return ch.response?.opaque
 }
 

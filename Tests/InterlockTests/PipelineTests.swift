@@ -100,6 +100,30 @@ struct PipelineTests {
         #expect(res.trace.last == TraceEntry(stage: .filter, name: "gate", decision: "stop"))
     }
 
+    /// A filter that stops may answer (a 401): the result is `stopped` with its response, and no
+    /// destination runs; a filter that answers after calling next is an error, as a stop is.
+    @Test func aFilterStopsWithAResponse() throws {
+        let log = Log()
+        let r = Router()
+        try r.addRoute("/a") { _, _ in log.add("destination") }
+        try r.addRoute("/late") { _, _ in log.add("late destination") }
+        r.addFilter(Filter(name: "gate") { request, chain in
+            var denied = Response()
+            denied.status = 401
+            denied.body = Array("no".utf8)
+            if request.path == "/a" { return .respond(denied) }
+            _ = try chain.next(request)
+            return .respond(denied)
+        })
+        let res = try r.resolve("/a")
+        #expect(res.status == .stopped && res.response.status == 401 && res.response.body == Array("no".utf8))
+        #expect(log.all.isEmpty)
+        #expect(res.trace.last == TraceEntry(stage: .filter, name: "gate", decision: "stop"))
+        let late = try r.resolve("/late")
+        if case .error = late.status {} else { Issue.record("a respond after next must be an error: \(late.status)") }
+        #expect(log.all == ["late destination"])
+    }
+
     @Test func nextTwiceIsAnErrorAndTheDestinationRunsOnce() throws {
         let log = Log()
         let r = Router()

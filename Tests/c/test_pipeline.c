@@ -1040,6 +1040,42 @@ static void test_parameters_read_in_any_order(void) {
   ilk_router_free(r);
 }
 
+/* Stops with a 401 and a body, written to the chain's response before next (which it never calls). */
+static int filter_deny(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)req; (void)userdata;
+  ilk_response *res = ilk_filter_chain_response(chain);
+  if (res == NULL) return -1;
+  ilk_response_set_status(res, 401);
+  ilk_response_set_body(res, "no", 2);
+  ilk_response_add_header(res, "WWW-Authenticate", "Bearer");
+  return ILK_STOP;
+}
+
+/* A filter that stops answers with the response it wrote; a stop that wrote none is an empty 200,
+ * and no destination runs either way. */
+static void test_filter_stops_with_a_response(void) {
+  ilk_router *r = router_with_filter("deny", filter_deny, NULL);
+  ilk_result *res;
+  const char *name, *value;
+  size_t len;
+  order[0] = 0;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_STOPPED);
+  CHECK_EQ_INT(ilk_result_response_status(res), 401);
+  CHECK(memcmp(ilk_result_body(res, &len), "no", 2) == 0 && len == 2);
+  CHECK(ilk_result_header_count(res) == 1 && ilk_result_header_at(res, 0, &name, &value) == ILK_OK);
+  CHECK_EQ_STR(name, "WWW-Authenticate");
+  CHECK_EQ_STR(order, "");
+  ilk_result_free(res);
+  ilk_router_free(r);
+  r = router_with_filter("stop", filter_stop, NULL);
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_STOPPED);
+  CHECK_EQ_INT(ilk_result_response_status(res), 200);
+  CHECK(ilk_result_body(res, &len) != NULL && len == 0);
+  ilk_result_free(res);
+  ilk_router_free(r);
+  CHECK(ilk_filter_chain_response(NULL) == NULL);
+}
+
 int main(void) {
   test_order();
   test_filter_changes_request();
@@ -1060,5 +1096,6 @@ int main(void) {
   test_parameters_read_before_a_change();
   test_parameters_read_in_any_order();
   test_answer_responses();
+  test_filter_stops_with_a_response();
   return check_summary("test_pipeline");
 }

@@ -34,8 +34,11 @@ public struct Downstream: Sendable {
 public enum FilterResult: Sendable {
     /// Continue: return what `next` gave (its response possibly changed).
     case proceed(Downstream)
-    /// Stop here: no destination runs; the result is `stopped`.
+    /// Stop here: no destination runs; the result is `stopped`, with an empty response.
     case stop
+    /// Stop here and answer with `response` (a 401, a cached page): no destination runs; the
+    /// result is `stopped`, with this response.
+    case respond(Response)
     /// Run the whole pipeline again for another URI.
     case redirect(String)
     /// Run the whole pipeline again for a named route's URI built from these parameters.
@@ -45,8 +48,8 @@ public enum FilterResult: Sendable {
 /// An object that filters requests.
 public protocol RequestFiltering: Sendable {
     /// Filters one request: calls `chain.next(_:)` exactly once and returns
-    /// ``FilterResult/proceed(_:)`` with what it gave, or returns ``FilterResult/stop`` or a
-    /// redirect without calling it.
+    /// ``FilterResult/proceed(_:)`` with what it gave, or returns ``FilterResult/stop``,
+    /// ``FilterResult/respond(_:)`` or a redirect without calling it.
     ///
     /// - Parameters:
     ///   - request: The request as the filters before this one passed it on.

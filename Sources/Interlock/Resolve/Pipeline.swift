@@ -246,7 +246,7 @@ final class PipelineRun: @unchecked Sendable {
             case .completed: return (.done(.ok), request, downstream.response)
             case .notFound: return (.done(.notFound), request, downstream.response)
             case .methodNotAllowed(let allowed): return (.done(.methodNotAllowed(allowed: allowed)), request, downstream.response)
-            case .stopped: return (.done(.stopped), request, Response())
+            case .stopped: return (.done(.stopped), request, downstream.response)
             case .guarded: return (.done(.guarded), request, Response())
             case .aborted(let reason): return (.done(.aborted(reason)), request, Response())
             case .redirect(let uri): return (.redirect(uri), request, Response())
@@ -312,7 +312,7 @@ final class PipelineRun: @unchecked Sendable {
         if case .proceed(let downstream) = result { return downstream }
         // Stopping or redirecting after `next` would end a request whose destination already ran.
         if attempt.pointee.hasCalledNext(index) {
-            let decision = if case .stop = result { "stop" } else { "redirect" }
+            let decision = switch result { case .stop, .respond: "stop"; default: "redirect" }
             log.ran(.filter, .filter(index), "error: \(decision) after next")
             throw InterlockError(.callback, "filter '\(global.filters[index].name)' called next and then returned \(decision); "
                                  + "a filter that calls next passes on what it gave (the destination already ran)")
@@ -323,6 +323,9 @@ final class PipelineRun: @unchecked Sendable {
         case .stop:
             log.ran(.filter, .filter(index), .stop)
             return Downstream(outcome: .stopped, response: Response())
+        case .respond(let response):
+            log.ran(.filter, .filter(index), .stop)
+            return Downstream(outcome: .stopped, response: response)
         case .redirect(let uri):
             log.ran(.filter, .filter(index), "redirect \(uri)")
             return Downstream(outcome: .redirect(uri), response: Response())

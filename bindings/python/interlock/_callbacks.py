@@ -134,22 +134,27 @@ def _lend(router: "Router", request_pointer: int, body: Callable[[_Context, Requ
         _settle(lent)
 
 
+def _answer(response_pointer: int, returned: Any, who: str) -> None:
+    """Writes what a destination (or a filter that stops) returned to the library's response: an
+    int is the status, str or bytes the body, a Response all of it, None nothing."""
+    if returned is None:
+        return
+    if isinstance(returned, bool):
+        raise TypeError(f"{who} returns None, an int, str, bytes or Response, not bool")
+    if isinstance(returned, int):
+        _check(lib.ilk_response_set_status(response_pointer, _int_arg(returned, "status", INT)))
+    elif isinstance(returned, (str, bytes, bytearray)):
+        data = returned.encode("utf-8") if isinstance(returned, str) else bytes(returned)
+        lib.ilk_response_set_body(response_pointer, data, len(data))
+    elif isinstance(returned, Response):
+        _write_response(response_pointer, returned)
+    else:
+        raise TypeError(f"{who} returns None, an int, str, bytes or Response, not {type(returned).__name__}")
+
+
 def _destination(router: "Router", fn: Destination) -> Callable[[int, int, Any], int]:
     def body(request_pointer: int, response_pointer: int, request: Request) -> int:
-        returned = fn(request)
-        if returned is None:
-            return n.OK
-        if isinstance(returned, bool):
-            raise TypeError("a destination returns None, an int, str, bytes or Response, not bool")
-        if isinstance(returned, int):
-            _check(lib.ilk_response_set_status(response_pointer, _int_arg(returned, "status", INT)))
-        elif isinstance(returned, (str, bytes, bytearray)):
-            data = returned.encode("utf-8") if isinstance(returned, str) else bytes(returned)
-            lib.ilk_response_set_body(response_pointer, data, len(data))
-        elif isinstance(returned, Response):
-            _write_response(response_pointer, returned)
-        else:
-            raise TypeError(f"a destination returns None, an int, str, bytes or Response, not {type(returned).__name__}")
+        _answer(response_pointer, fn(request), "a destination")
         return n.OK
 
     def call(request_pointer: int, response_pointer: int, _userdata: Any) -> int:
@@ -190,7 +195,8 @@ def _filter(router: "Router", fn: Callable[[Request, Callable[[Request], Respons
                     names, values = _name_value_arrays(returned.params)
                     lib.ilk_filter_chain_redirect_to_route(chain, _b(returned.name, "route name"), names, values, len(returned.params))
                 return n.REDIRECT
-            if not called:
+            if not called:      # a stop, answering with what it returned (None: an empty response)
+                _answer(lib.ilk_filter_chain_response(chain), returned, "a filter that stops")
                 return n.STOP
             if isinstance(returned, Response) and not _unchanged(returned, called[-1]):
                 _write_response(lib.ilk_filter_chain_response(chain), returned)

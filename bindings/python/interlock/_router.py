@@ -251,8 +251,10 @@ class Router(_Changes, _RouteFiles, _door.RouterBase):
 
     def add_filter(self, fn: Callable[[Request, Callable[[Request], Response]], Any]) -> Callable[..., Any]:
         """Appends a filter `fn(request, next)`: return `next(request)` (possibly changed) to
-        continue, return without calling it to stop, or return `request.redirect(uri)` /
-        `request.redirect_to(name, **params)` to redirect."""
+        continue; return without calling it to stop, answering with what it returned as a
+        destination's is read (None: an empty response; an int status, str or bytes body, or a
+        Response); or return `request.redirect(uri)` / `request.redirect_to(name, **params)` to
+        redirect."""
         _callable_arg(fn, "fn (the filter)")
         _check(lib.ilk_router_add_filter(self._h, _b(getattr(fn, "__name__", None), "filter name"),
                                          self._retain(n.FILTER_FN(_filter(self, fn))), None, None))

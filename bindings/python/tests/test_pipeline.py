@@ -87,6 +87,7 @@ def test_filter_stop_redirect_and_response_changes():
         return response
 
     assert router.resolve("/admin").status is Status.STOPPED
+    assert router.resolve("/admin").response.status == 200 and router.resolve("/admin").response.body == b""
     result = router.resolve("/old/7")
     assert result.status is Status.OK and result.redirects == ["/new/7"]
     assert result.response.body == b"new 7 True"
@@ -542,3 +543,29 @@ def test_a_filter_whose_redirect_fails_is_in_the_trace():
     assert result.status is Status.ERROR and "nowhere" in result.error
     assert [(t.stage, t.name, t.decision) for t in result.trace] == [
         ("match", "/a", "/a"), ("filter", "mover", f"error: {result.error}")]
+
+
+@pytest.mark.parametrize("returned, status, body", [
+    (interlock.Response(401, b"no", [("WWW-Authenticate", "Bearer")]), 401, b"no"),
+    (403, 403, b""),
+    ("closed", 200, b"closed"),
+    (b"closed", 200, b"closed"),
+])
+def test_a_filter_that_stops_answers_with_what_it_returned(returned, status, body):
+    router = interlock.Router()
+    ran = []
+    router.add_route("/a", lambda request: ran.append("destination"))
+    router.add_filter(lambda request, next: returned)
+    result = router.resolve("/a")
+    assert result.status is Status.STOPPED and ran == []
+    assert (result.response.status, result.response.body) == (status, body)
+    if isinstance(returned, interlock.Response):
+        assert result.response.headers == [("WWW-Authenticate", "Bearer")]
+
+
+def test_a_filter_that_stops_returning_another_type_is_a_type_error():
+    router = interlock.Router()
+    router.add_route("/a")
+    router.add_filter(lambda request, next: 1.5)
+    with pytest.raises(TypeError, match="a filter that stops returns None, an int, str, bytes or Response, not float"):
+        router.resolve("/a")

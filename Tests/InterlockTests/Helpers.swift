@@ -1,3 +1,4 @@
+import Testing
 @testable import Interlock
 
 /// The id of the route `uri` matches, or nil.
@@ -13,6 +14,17 @@ func caught<T>(_ body: () throws(InterlockError) -> T) -> InterlockError? {
     } catch {
         return error
     }
+}
+
+/// Expects `body` to refuse `input` with `code`, at byte `offset`, with a message containing
+/// `words` (a case of the tables of refusals the pattern, host and URI tests hold).
+func expectRefused(
+    _ input: String, _ code: ErrorCode, at offset: Int, saying words: String,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws(InterlockError) -> Void
+) {
+    let error = caught(body)
+    #expect(error?.code == code && error?.offset == offset, "\(input): \(error?.message ?? "no error")", sourceLocation: sourceLocation)
+    #expect(error?.message.contains(words) == true, "\(input): \(error?.message ?? "no error")", sourceLocation: sourceLocation)
 }
 
 import Glibc

@@ -140,10 +140,7 @@ struct PatternGrammarTests {
 
     @Test(arguments: malformed)
     func malformedPatternsAreRefused(_ c: (String, Int, String)) {
-        let error = caught { () throws(InterlockError) in try parse(c.0) }
-        #expect(error?.code == .pattern, "\(c.0)")
-        #expect(error?.offset == c.1, "\(c.0): \(error?.message ?? "no error")")
-        #expect(error?.message.contains(c.2) == true, "\(c.0): \(error?.message ?? "no error")")
+        expectRefused(c.0, .pattern, at: c.1, saying: c.2) { () throws(InterlockError) in _ = try parse(c.0) }
     }
 
     @Test func anIPLiteralHostMatchesItsURIs() throws {

@@ -247,10 +247,7 @@ struct URITests {
 
     @Test(arguments: malformed)
     func malformedURIsAreRefused(_ c: (String, Int, String)) {
-        let error = caught { () throws(InterlockError) in try normalize(c.0) }
-        #expect(error?.code == .uri, "\(c.0)")
-        #expect(error?.offset == c.1, "\(c.0): \(error?.message ?? "no error")")
-        #expect(error?.message.contains(c.2) == true, "\(c.0): \(error?.message ?? "no error")")
+        expectRefused(c.0, .uri, at: c.1, saying: c.2) { () throws(InterlockError) in _ = try normalize(c.0) }
     }
 
     @Test func invalidRawUTF8IsRefused() throws {

@@ -1,6 +1,6 @@
 """Tests of Tools/headergen.py's parser (pytest, or `python3 Tools/test_headergen.py`): the real
 header read whole, and the C forms it must read (casts, suffixes, continued #defines, typedefs
-of function pointers and structs, the C++ guard)."""
+of function pointers and structs, the C++ guard); the generated Lua and Swift files current."""
 
 from __future__ import annotations
 
@@ -71,6 +71,20 @@ def test_the_header() -> None:
 
 def test_the_lua_file_is_current() -> None:
     assert headergen.LUA_OUT.read_text() == headergen.lua(headergen.read())
+
+
+def test_swift_checks_every_function() -> None:
+    text = headergen.swift(headergen.parse(SAMPLE), source="sample.h")
+    assert text.startswith("// Generated from sample.h by Tools/headergen.py")
+    names = ["thing_new", "thing_name", "thing_free", "thing_list"]
+    for module in ("Interlock", "InterlockABI"):     # the embedded build's module, SwiftPM's
+        checked = re.findall(rf"same\(type\(of: CInterlock\.(\w+)\), type\(of: {module}\.(\w+)\)\)", text)
+        assert checked == [(n, n) for n in names]
+
+
+def test_the_swift_file_is_current() -> None:
+    assert headergen.SWIFT_OUT.read_text() == headergen.swift(headergen.read())
+    assert headergen.main(["swift", "--check"]) == 0
 
 
 if __name__ == "__main__":

@@ -226,7 +226,7 @@ public func ilk_match_batch_free(_ b: OpaquePointer?) { release(b, as: BatchHand
 
 @_cdecl("ilk_router_match_many")
 public func ilk_router_match_many(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uris: UnsafePointer<CChar>?, _ urisGiven: UInt,
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uris: UnsafePointer<CChar>?, _ urisGiven: Int,
     _ batch: OpaquePointer?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
@@ -237,8 +237,8 @@ public func ilk_router_match_many(
 
 @_cdecl("ilk_router_match_requests")
 public func ilk_router_match_requests(
-    _ router: OpaquePointer?, _ methods: UnsafePointer<CChar>?, _ methodsGiven: UInt,
-    _ uris: UnsafePointer<CChar>?, _ urisGiven: UInt, _ batch: OpaquePointer?, _ view: UnsafeMutablePointer<ilk_match_batch_view>?
+    _ router: OpaquePointer?, _ methods: UnsafePointer<CChar>?, _ methodsGiven: Int,
+    _ uris: UnsafePointer<CChar>?, _ urisGiven: Int, _ batch: OpaquePointer?, _ view: UnsafeMutablePointer<ilk_match_batch_view>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let b = handle(batch, as: BatchHandle.self) else { return invalid("batch is NULL") }
@@ -262,7 +262,7 @@ public func ilk_router_match_requests(
 }
 
 @_cdecl("ilk_match_batch_count")
-public func ilk_match_batch_count(_ b: OpaquePointer?) -> UInt { UInt(handle(b, as: BatchHandle.self)?.count ?? 0) }
+public func ilk_match_batch_count(_ b: OpaquePointer?) -> Int { handle(b, as: BatchHandle.self)?.count ?? 0 }
 
 @_cdecl("ilk_match_batch_arrays")
 public func ilk_match_batch_arrays(
@@ -286,7 +286,7 @@ public func ilk_match_batch_text(_ b: OpaquePointer?, _ length: UnsafeMutablePoi
 
 @_cdecl("ilk_match_batch_copy")
 public func ilk_match_batch_copy(
-    _ b: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: UInt, _ needed: UnsafeMutablePointer<Int>?
+    _ b: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: Int, _ needed: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     needed?.pointee = 0
     guard let h = handle(b, as: BatchHandle.self) else { return invalid("batch is NULL") }

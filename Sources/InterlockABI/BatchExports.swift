@@ -39,9 +39,8 @@ final class BatchHandle {
         imageBuffer?.deallocate()
     }
 
-    /// The bytes the batch takes laid out: 4-byte statuses and ids, 8-byte offsets (8-aligned,
-    /// as 8 * count is), then the text.
-    var size: Int { 16 * count + 8 + textCount }
+    /// The bytes the batch takes laid out (`BatchLayout`): the arrays, then the text.
+    var size: Int { BatchLayout(count: count).text + textCount }
 
     /// Empties the batch.
     func clear() {
@@ -107,10 +106,11 @@ final class BatchHandle {
 
     /// Writes the batch laid out as ilk_match_batch_copy documents to `out` (`size` bytes).
     func write(to out: UnsafeMutableRawPointer) {
-        out.copyMemory(from: statuses, byteCount: 4 * count)
-        (out + 4 * count).copyMemory(from: routeIDs, byteCount: 4 * count)
-        (out + 8 * count).copyMemory(from: offsets, byteCount: 8 * (count + 1))
-        (out + 16 * count + 8).copyMemory(from: text, byteCount: textCount)
+        let at = BatchLayout(count: count)
+        out.copyMemory(from: statuses, byteCount: at.routeIDs)
+        (out + at.routeIDs).copyMemory(from: routeIDs, byteCount: at.offsets - at.routeIDs)
+        (out + at.offsets).copyMemory(from: offsets, byteCount: at.text - at.offsets)
+        (out + at.text).copyMemory(from: text, byteCount: textCount)
     }
 
     /// The batch laid out in a buffer of the handle's, valid until its next use.
@@ -122,6 +122,20 @@ final class BatchHandle {
         }
         write(to: imageBuffer!)
         return UnsafeRawPointer(imageBuffer!)
+    }
+}
+
+/// Where the parts of a batch of `count` answers begin in its layout (ilk_match_batch_copy), in
+/// bytes: the statuses at 0, then the route ids, the `count + 1` offsets and the text, each
+/// array as long as the header's element size says (the header's ILK_BATCH_*_AT, which Swift
+/// cannot import).
+struct BatchLayout {
+    let routeIDs: Int, offsets: Int, text: Int
+
+    init(count: Int) {
+        routeIDs = Int(ILK_BATCH_STATUS_SIZE) * count
+        offsets = routeIDs + Int(ILK_BATCH_ROUTE_ID_SIZE) * count
+        text = offsets + Int(ILK_BATCH_OFFSET_SIZE) * (count + 1)
     }
 }
 

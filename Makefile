@@ -61,6 +61,14 @@ py-test-deps: py-deps
 python-abi:
 	$(PYTHON) Tools/headergen.py python
 
+# The exports' check against the header (Sources/InterlockABI/HeaderCheck.swift and the
+# prototypes it reads, HeaderPrototypes.swift), generated from the header and committed;
+# swift-test and Tools/test_headergen.py check that they are a fresh run.
+.PHONY: swift-abi
+swift-abi:
+	$(PYTHON) Tools/headergen.py swift
+	$(PYTHON) Tools/headergen.py swift-prototypes
+
 # The optional accelerator of Router.match (bindings/python/interlock/_speedups.c), built in place
 # by the package's own setup.py, so that the tests and the examples run it beside the ctypes path.
 # Optional as in a wheel: where it cannot be compiled, the package runs on ctypes alone.
@@ -99,6 +107,8 @@ demo: build py-speedups lua-deps node-build
 	$(NODE) examples/node/deeplinks.js
 
 swift-test: deps
+	$(PYTHON) Tools/headergen.py swift --check
+	$(PYTHON) Tools/headergen.py swift-prototypes --check
 	swift test --parallel
 
 # A package that depends on Interlock by version, as a Swift user's does: a local git URL of this

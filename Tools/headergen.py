@@ -10,7 +10,9 @@ that are not integer constant expressions (strings, function-like macros) are le
 Writers:
   python3 Tools/headergen.py lua [OUT]      the LuaJIT FFI declarations, bindings/lua/interlock/cdef.lua
   python3 Tools/headergen.py python [OUT]   the ctypes declarations, bindings/python/interlock/_abi.py
-  python3 Tools/headergen.py lua|python --check   exit 1 if the committed file differs from a fresh run
+  python3 Tools/headergen.py swift [OUT]    the exports' check, Sources/InterlockABI/HeaderCheck.swift
+  python3 Tools/headergen.py swift-prototypes [OUT]   what it checks them against, HeaderPrototypes.swift
+  python3 Tools/headergen.py WRITER --check   exit 1 if the committed file differs from a fresh run
   python3 Tools/headergen.py json           everything parsed, as JSON (for a look, or other tools)
 """
 
@@ -27,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HEADER = ROOT / "include" / "interlock.h"
 LUA_OUT = ROOT / "bindings" / "lua" / "interlock" / "cdef.lua"
 PYTHON_OUT = ROOT / "bindings" / "python" / "interlock" / "_abi.py"
+SWIFT_OUT = ROOT / "Sources" / "InterlockABI" / "HeaderCheck.swift"
+SWIFT_PROTOTYPES_OUT = ROOT / "Sources" / "InterlockABI" / "HeaderPrototypes.swift"
 
 # The widths of the integer types a constant may be cast to, for (type)value in a #define.
 INTEGER_TYPES = {
@@ -457,7 +461,41 @@ def python(header: Header, source: str = "include/interlock.h") -> str:
     return "\n".join(out)
 
 
-WRITERS = {"lua": (lua, LUA_OUT, "make lua-cdef"), "python": (python, PYTHON_OUT, "make python-abi")}
+def swift_prototypes(header: Header, source: str = "include/interlock.h") -> str:
+    """Sources/InterlockABI/HeaderPrototypes.swift: each function of the header as Swift imports
+    it (CInterlock), by name, for `swift`'s check."""
+    out = [f"// Generated from {source} by Tools/headergen.py (make swift-abi); do not edit.",
+           "import CInterlock", "",
+           "/// Each function of the header as Swift imports it, for HeaderCheck.swift (which does not",
+           "/// import the header, so that a name there is the export's alone).",
+           "enum HeaderPrototypes {"]
+    out += [f"    static let {f.name} = CInterlock.{f.name}" for f in header.functions]
+    out += ["}", ""]
+    return "\n".join(out)
+
+
+def swift(header: Header, source: str = "include/interlock.h") -> str:
+    """Sources/InterlockABI/HeaderCheck.swift: each function of the header, as Swift imports it
+    (`swift_prototypes`), against the `@_cdecl` export of the same name, compared by the compiler
+    as Swift types, exactly (metatypes convert to no other: a non-optional pointer returned for
+    C's nullable one differs too). A function the header declares and the library does not
+    export, or exports with another type, fails the build at the line naming it. The file does
+    not import the header: a name there would find the C function as well as the export, and
+    the compiler would take whichever fits."""
+    out = [f"// Generated from {source} by Tools/headergen.py (make swift-abi); do not edit.",
+           "// Every function the header declares is the type of the export of that name: the compiler",
+           "// checks each export against its prototype (Tools/headergen.py says how).", "",
+           "/// Compiles only if both are one type: metatypes, unlike functions, convert to no other.",
+           "@inline(__always) private func same<T>(_: T.Type, _: T.Type) {}", "",
+           "/// Never called: its body is the check.", "private func exportsMatchTheHeader() {"]
+    out += [f"    same(type(of: HeaderPrototypes.{f.name}), type(of: {f.name}))" for f in header.functions]
+    out += ["}", ""]
+    return "\n".join(out)
+
+
+WRITERS = {"lua": (lua, LUA_OUT, "make lua-cdef"), "python": (python, PYTHON_OUT, "make python-abi"),
+           "swift": (swift, SWIFT_OUT, "make swift-abi"),
+           "swift-prototypes": (swift_prototypes, SWIFT_PROTOTYPES_OUT, "make swift-abi")}
 
 
 def main(argv: list[str]) -> int:

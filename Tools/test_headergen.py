@@ -1,6 +1,6 @@
 """Tests of Tools/headergen.py's parser (pytest, or `python3 Tools/test_headergen.py`): the real
 header read whole, and the C forms it must read (casts, suffixes, continued #defines, typedefs
-of function pointers and structs, the C++ guard)."""
+of function pointers and structs, the C++ guard); the generated Lua and Swift files current."""
 
 from __future__ import annotations
 
@@ -71,6 +71,25 @@ def test_the_header() -> None:
 
 def test_the_lua_file_is_current() -> None:
     assert headergen.LUA_OUT.read_text() == headergen.lua(headergen.read())
+
+
+def test_swift_checks_every_function() -> None:
+    sample = headergen.parse(SAMPLE)
+    names = ["thing_new", "thing_name", "thing_free", "thing_list"]
+    prototypes = headergen.swift_prototypes(sample, source="sample.h")
+    assert prototypes.startswith("// Generated from sample.h by Tools/headergen.py")
+    assert re.findall(r"static let (\w+) = CInterlock\.(\w+)", prototypes) == [(n, n) for n in names]
+    check = headergen.swift(sample, source="sample.h")
+    assert check.startswith("// Generated from sample.h by Tools/headergen.py")
+    # The export by its name alone: the check's file must not see the header's functions.
+    assert "import CInterlock" not in check
+    assert re.findall(r"same\(type\(of: HeaderPrototypes\.(\w+)\), type\(of: (\w+)\)\)", check) == [(n, n) for n in names]
+
+
+def test_the_swift_files_are_current() -> None:
+    assert headergen.SWIFT_OUT.read_text() == headergen.swift(headergen.read())
+    assert headergen.SWIFT_PROTOTYPES_OUT.read_text() == headergen.swift_prototypes(headergen.read())
+    assert headergen.main(["swift", "--check"]) == 0 and headergen.main(["swift-prototypes", "--check"]) == 0
 
 
 if __name__ == "__main__":

@@ -910,6 +910,24 @@ int ilk_match_batch_arrays(const ilk_match_batch *batch, const int32_t **statuse
 /** The parameter text of the batch and its length in bytes; valid until the next batch. */
 const char *ilk_match_batch_text(const ilk_match_batch *batch, size_t *len);
 
+/* A batch's layout, as ilk_match_batch_copy writes it and ilk_match_batch_view points at it: for
+ * n answers, n statuses from byte 0, n route ids from ILK_BATCH_ROUTE_IDS_AT(n), n + 1 offsets
+ * from ILK_BATCH_OFFSETS_AT(n), and the text from ILK_BATCH_TEXT_AT(n) on. A host that cannot
+ * expand a function-like macro lays the parts end to end by their element sizes. */
+/** Bytes of a status in a batch's layout: an int32_t. */
+#define ILK_BATCH_STATUS_SIZE 4
+/** Bytes of a route id in a batch's layout: a uint32_t. */
+#define ILK_BATCH_ROUTE_ID_SIZE 4
+/** Bytes of an offset in a batch's layout: a size_t (the layout is a 64-bit machine's). */
+#define ILK_BATCH_OFFSET_SIZE 8
+/** The byte where the route ids of a batch of `n` answers begin (after the statuses). */
+#define ILK_BATCH_ROUTE_IDS_AT(n) (ILK_BATCH_STATUS_SIZE * (size_t)(n))
+/** The byte where the offsets of a batch of `n` answers begin (after the route ids). */
+#define ILK_BATCH_OFFSETS_AT(n) ((ILK_BATCH_STATUS_SIZE + ILK_BATCH_ROUTE_ID_SIZE) * (size_t)(n))
+/** The byte where the text of a batch of `n` answers begins (after the n + 1 offsets): the size
+ *  of its copy but for the text. */
+#define ILK_BATCH_TEXT_AT(n) (ILK_BATCH_OFFSETS_AT(n) + ILK_BATCH_OFFSET_SIZE * ((size_t)(n) + 1))
+
 /**
  * Copies the whole batch into `out`, a buffer of `out_len` bytes the caller owns (8-byte aligned
  * for the offsets to be read in place), so that a host for which each call and each object costs
@@ -919,10 +937,10 @@ const char *ilk_match_batch_text(const ilk_match_batch *batch, size_t *len);
  *   uint32_t route_ids[n];
  *   size_t   offsets[n + 1];    into the text below (offsets[0] is 0)
  *   char     text[offsets[n]];  as ilk_match_batch_text gives it
- * *needed (may be NULL) is set to that size, 16n + 8 + the text's length, in every case but a NULL
- * batch. Returns ILK_OK; ILK_ELIMIT, having written nothing, if out_len is smaller (call again
- * with a buffer of *needed bytes: the batch is unchanged); ILK_EINVAL for a NULL batch, or a NULL
- * out when out_len is large enough.
+ * *needed (may be NULL) is set to that size, ILK_BATCH_TEXT_AT(n) + the text's length, in every
+ * case but a NULL batch. Returns ILK_OK; ILK_ELIMIT, having written nothing, if out_len is smaller
+ * (call again with a buffer of *needed bytes: the batch is unchanged); ILK_EINVAL for a NULL
+ * batch, or a NULL out when out_len is large enough.
  */
 int ilk_match_batch_copy(const ilk_match_batch *batch, void *out, size_t out_len, size_t *needed);
 
@@ -931,7 +949,7 @@ typedef struct ilk_match_batch_view {
   size_t count;       /**< The number of answers: one per URI. */
   size_t first_error; /**< The index of the first answer whose status is an error, or count. */
   const void *data;   /**< The batch as ilk_match_batch_copy would write it; valid until the batch's next use. */
-  size_t size;        /**< The bytes at data: 16 * count + 8 + the text's length. */
+  size_t size;        /**< The bytes at data: ILK_BATCH_TEXT_AT(count) + the text's length. */
 } ilk_match_batch_view;
 
 /**

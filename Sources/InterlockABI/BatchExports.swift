@@ -39,9 +39,8 @@ final class BatchHandle {
         imageBuffer?.deallocate()
     }
 
-    /// The bytes the batch takes laid out: 4-byte statuses and ids, 8-byte offsets (8-aligned,
-    /// as 8 * count is), then the text.
-    var size: Int { 16 * count + 8 + textCount }
+    /// The bytes the batch takes laid out (`BatchLayout`): the arrays, then the text.
+    var size: Int { BatchLayout(count: count).text + textCount }
 
     /// Empties the batch.
     func clear() {
@@ -107,10 +106,11 @@ final class BatchHandle {
 
     /// Writes the batch laid out as ilk_match_batch_copy documents to `out` (`size` bytes).
     func write(to out: UnsafeMutableRawPointer) {
-        out.copyMemory(from: statuses, byteCount: 4 * count)
-        (out + 4 * count).copyMemory(from: routeIDs, byteCount: 4 * count)
-        (out + 8 * count).copyMemory(from: offsets, byteCount: 8 * (count + 1))
-        (out + 16 * count + 8).copyMemory(from: text, byteCount: textCount)
+        let at = BatchLayout(count: count)
+        out.copyMemory(from: statuses, byteCount: at.routeIDs)
+        (out + at.routeIDs).copyMemory(from: routeIDs, byteCount: at.offsets - at.routeIDs)
+        (out + at.offsets).copyMemory(from: offsets, byteCount: at.text - at.offsets)
+        (out + at.text).copyMemory(from: text, byteCount: textCount)
     }
 
     /// The batch laid out in a buffer of the handle's, valid until its next use.
@@ -122,6 +122,20 @@ final class BatchHandle {
         }
         write(to: imageBuffer!)
         return UnsafeRawPointer(imageBuffer!)
+    }
+}
+
+/// Where the parts of a batch of `count` answers begin in its layout (ilk_match_batch_copy), in
+/// bytes: the statuses at 0, then the route ids, the `count + 1` offsets and the text, each
+/// array as long as the header's element size says (the header's ILK_BATCH_*_AT, which Swift
+/// cannot import).
+struct BatchLayout {
+    let routeIDs: Int, offsets: Int, text: Int
+
+    init(count: Int) {
+        routeIDs = Int(ILK_BATCH_STATUS_SIZE) * count
+        offsets = routeIDs + Int(ILK_BATCH_ROUTE_ID_SIZE) * count
+        text = offsets + Int(ILK_BATCH_OFFSET_SIZE) * (count + 1)
     }
 }
 
@@ -226,7 +240,7 @@ public func ilk_match_batch_free(_ b: OpaquePointer?) { release(b, as: BatchHand
 
 @_cdecl("ilk_router_match_many")
 public func ilk_router_match_many(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uris: UnsafePointer<CChar>?, _ urisGiven: UInt,
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uris: UnsafePointer<CChar>?, _ urisGiven: Int,
     _ batch: OpaquePointer?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
@@ -237,8 +251,8 @@ public func ilk_router_match_many(
 
 @_cdecl("ilk_router_match_requests")
 public func ilk_router_match_requests(
-    _ router: OpaquePointer?, _ methods: UnsafePointer<CChar>?, _ methodsGiven: UInt,
-    _ uris: UnsafePointer<CChar>?, _ urisGiven: UInt, _ batch: OpaquePointer?, _ view: UnsafeMutablePointer<ilk_match_batch_view>?
+    _ router: OpaquePointer?, _ methods: UnsafePointer<CChar>?, _ methodsGiven: Int,
+    _ uris: UnsafePointer<CChar>?, _ urisGiven: Int, _ batch: OpaquePointer?, _ view: UnsafeMutablePointer<ilk_match_batch_view>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let b = handle(batch, as: BatchHandle.self) else { return invalid("batch is NULL") }
@@ -262,7 +276,7 @@ public func ilk_router_match_requests(
 }
 
 @_cdecl("ilk_match_batch_count")
-public func ilk_match_batch_count(_ b: OpaquePointer?) -> UInt { UInt(handle(b, as: BatchHandle.self)?.count ?? 0) }
+public func ilk_match_batch_count(_ b: OpaquePointer?) -> Int { handle(b, as: BatchHandle.self)?.count ?? 0 }
 
 @_cdecl("ilk_match_batch_arrays")
 public func ilk_match_batch_arrays(
@@ -286,7 +300,7 @@ public func ilk_match_batch_text(_ b: OpaquePointer?, _ length: UnsafeMutablePoi
 
 @_cdecl("ilk_match_batch_copy")
 public func ilk_match_batch_copy(
-    _ b: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: UInt, _ needed: UnsafeMutablePointer<Int>?
+    _ b: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: Int, _ needed: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     needed?.pointee = 0
     guard let h = handle(b, as: BatchHandle.self) else { return invalid("batch is NULL") }

@@ -78,7 +78,7 @@ public func ilk_router_compile(_ router: OpaquePointer?) -> Int32 {
 
 @_cdecl("ilk_router_load")
 public func ilk_router_load(
-    _ router: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ given: UInt, _ count: UnsafeMutablePointer<UInt>?
+    _ router: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ given: Int, _ count: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     count?.pointee = 0
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
@@ -87,26 +87,26 @@ public func ilk_router_load(
     return checked { () throws(InterlockError) in
         let file = try RouteFile.text(UnsafeRawBufferPointer(start: text, count: length))
         let added = try r.router.load(file)      // not on the right of `count?.pointee =`: skipped for NULL
-        count?.pointee = UInt(added.count)
+        count?.pointee = added.count
         return ILK_OK
     }
 }
 
 @_cdecl("ilk_router_load_ids")
 public func ilk_router_load_ids(
-    _ router: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ given: UInt, _ ids: UnsafeMutablePointer<UInt32>?,
-    _ capacity: UInt, _ count: UnsafeMutablePointer<UInt>?
+    _ router: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ given: Int, _ ids: UnsafeMutablePointer<UInt32>?,
+    _ idsCapacity: Int, _ count: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     count?.pointee = 0
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let length = size(given) else { return tooLarge("length", given) }
     guard text != nil || length == 0 else { return invalid("text is NULL but length is \(length)") }
-    guard ids != nil || capacity == 0 else { return invalid("ids is NULL but capacity is \(capacity)") }
+    guard ids != nil || idsCapacity == 0 else { return invalid("ids is NULL but capacity is \(sizeT(idsCapacity))") }
     return checked { () throws(InterlockError) in
         let file = try RouteFile.text(UnsafeRawBufferPointer(start: text, count: length))
-        let added = try r.router.load(file, capacity: Int(clamping: capacity)) { needed in count?.pointee = UInt(needed) }
+        let added = try r.router.load(file, capacity: capacity(idsCapacity)) { needed in count?.pointee = needed }
         for (i, id) in added.enumerated() { ids?[i] = id }
-        count?.pointee = UInt(added.count)
+        count?.pointee = added.count
         return ILK_OK
     }
 }
@@ -154,8 +154,8 @@ public func ilk_router_route_value(_ router: OpaquePointer?, _ routeID: UInt32, 
 
 @_cdecl("ilk_router_explain")
 public func ilk_router_explain(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriGiven: UInt,
-    _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: UInt, _ length: UnsafeMutablePointer<UInt>?
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriGiven: Int,
+    _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ length: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     length?.pointee = 0
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
@@ -164,9 +164,9 @@ public func ilk_router_explain(
     return checked { () throws(InterlockError) in
         let json = try r.router.explain(bytes: UnsafeRawBufferPointer(start: uri, count: uriLength), method: methodString(method)).json
         let bytes = Array(json.utf8)
-        length?.pointee = UInt(bytes.count)
-        guard capacity > UInt(bytes.count) else {
-            throw InterlockError(.limit, "buffer holds \(capacity) bytes; the explanation needs \(bytes.count + 1)")
+        length?.pointee = bytes.count
+        guard sizeT(capacity) > UInt(bytes.count) else {
+            throw InterlockError(.limit, "buffer holds \(sizeT(capacity)) bytes; the explanation needs \(bytes.count + 1)")
         }
         guard let buffer else { return invalid("buffer is NULL") }
         bytes.withUnsafeBufferPointer { b in

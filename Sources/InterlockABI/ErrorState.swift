@@ -85,15 +85,23 @@ func invalid(_ what: String) -> Int32 {
 }
 
 
-// C's size_t arrives as UInt; the library counts in Int. No array or buffer holds more than
-// Int.max elements, so a larger size_t is either a capacity (room enough) or a mistake.
+// C's size_t arrives as Int, as Swift imports it (the exports take the header's types exactly:
+// HeaderCheck.swift); the library counts in Int. A size_t past Int.max arrives negative: no array
+// or buffer holds that many elements, so it is either a capacity (room enough) or a mistake.
 
-/// A capacity the caller gives (bytes it has room for): one past `Int.max` is room enough.
-@inline(__always) func capacity(_ n: UInt) -> Int { Int(clamping: n) }
+/// A capacity the caller gives (bytes it has room for): past `Int.max` (negative) is room enough.
+@inline(__always) func capacity(_ n: Int) -> Int { n < 0 ? Int.max : n }
 
-/// A count or length of memory the caller hands over, nil past `Int.max` (no such memory exists):
-/// the caller answers with `tooLarge`.
-@inline(__always) func size(_ n: UInt) -> Int? { n <= UInt(Int.max) ? Int(n) : nil }
+/// A count or length of memory the caller hands over, nil past `Int.max` (negative: no such
+/// memory exists): the caller answers with `tooLarge`.
+@inline(__always) func size(_ n: Int) -> Int? { n < 0 ? nil : n }
+
+/// Whether `i`, a size_t index the caller gives, is one of `count` elements' (past `Int.max`,
+/// negative here, it is not).
+@inline(__always) func isIndex(_ i: Int, below count: Int) -> Bool { i >= 0 && i < count }
+
+/// A size_t the caller gave, as C reads it, for a message.
+func sizeT(_ n: Int) -> UInt { UInt(bitPattern: n) }
 
 /// `body`'s status, or the status of the error it throws (recorded for `ilk_errmsg`).
 @inline(__always) func checked(_ body: () throws(InterlockError) -> Int32) -> Int32 {
@@ -101,12 +109,12 @@ func invalid(_ what: String) -> Int32 {
 }
 
 /// The invalid-argument error for a size no memory has.
-func tooLarge(_ what: String, _ n: UInt) -> Int32 { invalid("\(what) \(n) is larger than any array or buffer") }
+func tooLarge(_ what: String, _ n: Int) -> Int32 { invalid("\(what) \(sizeT(n)) is larger than any array or buffer") }
 
 /// The end of the `_copy` calls (ilk_match_batch_copy, ilk_result_copy): `*needed` is set to
 /// `total`; then `write` fills `out`, unless it holds fewer than `total` bytes (ILK_ELIMIT,
 /// nothing written: the caller asks again with a larger buffer) or is NULL.
-func copyOut(_ total: Int, of what: String, to out: UnsafeMutableRawPointer?, _ room: UInt,
+func copyOut(_ total: Int, of what: String, to out: UnsafeMutableRawPointer?, _ room: Int,
              _ needed: UnsafeMutablePointer<Int>?, _ write: (UnsafeMutableRawPointer) -> Void) -> Int32 {
     let outLength = capacity(room)
     needed?.pointee = total

@@ -16,7 +16,7 @@ nonisolated(unsafe) private let versionText: UnsafePointer<CChar> = {
 }()
 
 @_cdecl("ilk_version")
-public func ilk_version() -> UnsafePointer<CChar> { versionText }
+public func ilk_version() -> UnsafePointer<CChar>? { versionText }
 
 @_cdecl("ilk_version_number")
 public func ilk_version_number() -> Int32 {
@@ -25,12 +25,12 @@ public func ilk_version_number() -> Int32 {
 }
 
 @_cdecl("ilk_errmsg")
-public func ilk_errmsg() -> UnsafePointer<CChar> { UnsafePointer(errorState().message) }
+public func ilk_errmsg() -> UnsafePointer<CChar>? { UnsafePointer(errorState().message) }
 
 @_cdecl("ilk_erroffset")
-public func ilk_erroffset() -> UInt {
+public func ilk_erroffset() -> Int {
     let s = errorState()
-    return s.hasOffset ? UInt(s.offset) : UInt(bitPattern: ILK_NO_OFFSET)
+    return s.hasOffset ? s.offset : ILK_NO_OFFSET
 }
 
 /// Each status code's words, by the header's names for the codes.
@@ -44,7 +44,7 @@ private let statusWords: [(code: Int32, text: StaticString)] = [
 ]
 
 @_cdecl("ilk_errstr")
-public func ilk_errstr(_ code: Int32) -> UnsafePointer<CChar> {
+public func ilk_errstr(_ code: Int32) -> UnsafePointer<CChar>? {
     let text: StaticString = statusWords.first { $0.code == code }?.text ?? "unknown status code"
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
 }
@@ -128,9 +128,9 @@ public func ilk_router_set_default(
 }
 
 @_cdecl("ilk_router_route_count")
-public func ilk_router_route_count(_ router: OpaquePointer?) -> UInt {
+public func ilk_router_route_count(_ router: OpaquePointer?) -> Int {
     guard let r = handle(router, as: RouterHandle.self) else { return 0 }
-    return UInt(r.router.count)
+    return r.router.count
 }
 
 @_cdecl("ilk_router_route_name")
@@ -173,7 +173,7 @@ public func ilk_match_free(_ m: OpaquePointer?) {
 
 @_cdecl("ilk_router_match")
 public func ilk_router_match(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: UInt,
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
     _ m: OpaquePointer?
 ) -> Int32 {
     guard let router else { return invalid("router is NULL") }
@@ -206,7 +206,7 @@ private func matchThrough(_ router: Router, _ matcher: Matcher, _ method: Unsafe
 
 @_cdecl("ilk_router_match_packed")
 public func ilk_router_match_packed(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: UInt,
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
     _ m: OpaquePointer?
 ) -> Int64 {
     let rc = ilk_router_match(router, method, uri, uriLength, m)
@@ -217,12 +217,12 @@ public func ilk_router_match_packed(
 }
 
 @_cdecl("ilk_match_set_buffer")
-public func ilk_match_set_buffer(_ m: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: UInt) -> Int32 {
+public func ilk_match_set_buffer(_ m: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) -> Int32 {
     guard let h = handle(m, as: MatchHandle.self) else { return invalid("match is NULL") }
-    guard buffer != nil || capacity == 0 else { return invalid("buffer is NULL but capacity is \(capacity)") }
-    guard capacity <= UInt(UInt32.max) else { return invalid("capacity \(capacity) is over 4 GiB") }
+    guard buffer != nil || capacity == 0 else { return invalid("buffer is NULL but capacity is \(sizeT(capacity))") }
+    guard sizeT(capacity) <= UInt(UInt32.max) else { return invalid("capacity \(sizeT(capacity)) is over 4 GiB") }
     h.buffer = buffer
-    h.bufferCapacity = buffer == nil ? 0 : Int(capacity)
+    h.bufferCapacity = buffer == nil ? 0 : capacity
     return ILK_OK
 }
 
@@ -238,22 +238,22 @@ public func ilk_match_pattern(_ m: OpaquePointer?) -> UnsafePointer<CChar>? {
 }
 
 @_cdecl("ilk_match_param_count")
-public func ilk_match_param_count(_ m: OpaquePointer?) -> UInt {
+public func ilk_match_param_count(_ m: OpaquePointer?) -> Int {
     guard let m else { return 0 }
-    return withHandle(m, as: MatchHandle.self) { UInt($0.matcher.boundParameterCount) }
+    return withHandle(m, as: MatchHandle.self) { $0.matcher.boundParameterCount }
 }
 
 @_cdecl("ilk_match_param_at")
 public func ilk_match_param_at(
-    _ m: OpaquePointer?, _ i: UInt,
+    _ m: OpaquePointer?, _ i: Int,
     _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ nameLength: UnsafeMutablePointer<Int>?,
     _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ valueLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let m else { return invalid("match is NULL") }
     // Borrowed, as ilk_router_match does: a retained handle cost a reference count each call.
     return withHandle(m, as: MatchHandle.self) { h in
-        guard i <= UInt(Int.max), let p = h.matcher.parameter(at: Int(i)) else {
-            return invalid("parameter index \(i) is out of range (the match has \(h.matcher.boundParameterCount))")
+        guard i >= 0, let p = h.matcher.parameter(at: i) else {
+            return invalid("parameter index \(sizeT(i)) is out of range (the match has \(h.matcher.boundParameterCount))")
         }
         name?.pointee = p.name; nameLength?.pointee = p.nameLength
         value?.pointee = p.value; valueLength?.pointee = p.valueLength
@@ -277,14 +277,14 @@ public func ilk_match_param(
 }
 
 @_cdecl("ilk_match_allowed_count")
-public func ilk_match_allowed_count(_ m: OpaquePointer?) -> UInt {
-    UInt(handle(m, as: MatchHandle.self)?.matcher.allowedMethodCount ?? 0)
+public func ilk_match_allowed_count(_ m: OpaquePointer?) -> Int {
+    handle(m, as: MatchHandle.self)?.matcher.allowedMethodCount ?? 0
 }
 
 @_cdecl("ilk_match_allowed_at")
-public func ilk_match_allowed_at(_ m: OpaquePointer?, _ i: UInt) -> UnsafePointer<CChar>? {
-    guard let h = handle(m, as: MatchHandle.self), i < UInt(h.matcher.allowedMethodCount) else { return nil }
-    return h.matcher.allowedMethodCString(Int(i))
+public func ilk_match_allowed_at(_ m: OpaquePointer?, _ i: Int) -> UnsafePointer<CChar>? {
+    guard let h = handle(m, as: MatchHandle.self), isIndex(i, below: h.matcher.allowedMethodCount) else { return nil }
+    return h.matcher.allowedMethodCString(i)
 }
 
 @_silgen_name("strlen") func strlen(_ s: UnsafePointer<CChar>) -> Int

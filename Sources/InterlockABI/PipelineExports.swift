@@ -176,7 +176,7 @@ public func ilk_filter_chain_redirect(_ chain: OpaquePointer?, _ uri: UnsafePoin
 @_cdecl("ilk_filter_chain_redirect_to_route")
 public func ilk_filter_chain_redirect_to_route(
     _ chain: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ names: UnsafePointer<UnsafePointer<CChar>?>?,
-    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ given: UInt
+    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ given: Int
 ) -> Int32 {
     guard let ch = handle(chain, as: ChainHandle.self) else { return invalid("chain is NULL") }
     guard let count = size(given) else { return tooLarge("count", given) }
@@ -302,7 +302,7 @@ public func ilk_interceptor_chain_after(_ out: UnsafeMutablePointer<OpaquePointe
 
 @_cdecl("ilk_interceptor_chain_in_order")
 public func ilk_interceptor_chain_in_order(
-    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ list: UnsafePointer<OpaquePointer?>?, _ given: UInt
+    _ out: UnsafeMutablePointer<OpaquePointer?>?, _ list: UnsafePointer<OpaquePointer?>?, _ given: Int
 ) -> Int32 {
     guard let count = size(given) else {
         out?.pointee = nil
@@ -386,7 +386,7 @@ private func copyOut(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _ c
 }
 
 @_cdecl("ilk_router_pending_link")
-public func ilk_router_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ room: UInt) -> Int {
+public func ilk_router_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ room: Int) -> Int {
     let capacity = capacity(room)
     guard let r = handle(router, as: RouterHandle.self), let link = r.router.pendingLink else {
         if let buffer, capacity > 0 { buffer[0] = 0 }
@@ -396,7 +396,7 @@ public func ilk_router_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMu
 }
 
 @_cdecl("ilk_router_take_pending_link")
-public func ilk_router_take_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ room: UInt) -> Int {
+public func ilk_router_take_pending_link(_ router: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ room: Int) -> Int {
     guard let r = handle(router, as: RouterHandle.self) else { return 0 }
     let capacity = capacity(room)
     guard let link = r.router.takePendingLink(ifShorterThan: capacity) else {
@@ -423,8 +423,8 @@ public func ilk_router_replay_pending_link(_ router: OpaquePointer?, _ out: Unsa
 @_cdecl("ilk_router_url_for")
 public func ilk_router_url_for(
     _ router: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ names: UnsafePointer<UnsafePointer<CChar>?>?,
-    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ given: UInt, _ buffer: UnsafeMutablePointer<CChar>?,
-    _ room: UInt, _ length: UnsafeMutablePointer<Int>?
+    _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ given: Int, _ buffer: UnsafeMutablePointer<CChar>?,
+    _ room: Int, _ length: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let r = handle(router, as: RouterHandle.self) else { return invalid("router is NULL") }
     guard let count = size(given) else { return tooLarge("count", given) }

@@ -5,7 +5,7 @@ import Interlock
 
 @_cdecl("ilk_router_resolve")
 public func ilk_router_resolve(
-    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: UInt,
+    _ router: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ uri: UnsafePointer<CChar>?, _ uriLength: Int,
     _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
     out?.pointee = nil
@@ -50,25 +50,25 @@ public func ilk_request_pattern(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { 
 public func ilk_request_route_id(_ r: OpaquePointer?) -> UInt32 { request(r)?.request.route?.id ?? 0 }
 
 @_cdecl("ilk_request_param_count")
-public func ilk_request_param_count(_ r: OpaquePointer?) -> UInt {
+public func ilk_request_param_count(_ r: OpaquePointer?) -> Int {
     guard let r else { return 0 }
-    return withHandle(r, as: RequestHandle.self) { h in UInt(h.withRequestInPlace { $0.parameterCount }) }
+    return withHandle(r, as: RequestHandle.self) { h in h.withRequestInPlace { $0.parameterCount } }
 }
 
 @_cdecl("ilk_request_param_at")
 public func ilk_request_param_at(
-    _ r: OpaquePointer?, _ i: UInt,
-    _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ nameLength: UnsafeMutablePointer<UInt>?,
-    _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ valueLength: UnsafeMutablePointer<UInt>?
+    _ r: OpaquePointer?, _ i: Int,
+    _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ nameLength: UnsafeMutablePointer<Int>?,
+    _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ valueLength: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     guard let r else { return invalid("request is NULL") }
     return withHandle(r, as: RequestHandle.self) { h in
-        guard i < UInt(h.withRequestInPlace({ $0.parameterCount })), let (n, v) = h.parameter(Int(i)) else {
-            return invalid("parameter index \(i) is out of range")
+        guard isIndex(i, below: h.withRequestInPlace({ $0.parameterCount })), let (n, v) = h.parameter(i) else {
+            return invalid("parameter index \(sizeT(i)) is out of range")
         }
         name?.pointee = n; value?.pointee = v
         // Lengths only when asked for: the bytes are lent, NUL-terminated, and most callers read them as C strings.
-        nameLength?.pointee = UInt(cLength(n)); valueLength?.pointee = UInt(cLength(v))
+        nameLength?.pointee = cLength(n); valueLength?.pointee = cLength(v)
         return ILK_OK
     }
 }
@@ -88,16 +88,16 @@ public func ilk_request_param(_ r: OpaquePointer?, _ name: UnsafePointer<CChar>?
 }
 
 @_cdecl("ilk_request_query_count")
-public func ilk_request_query_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.queryItems.count ?? 0) }
+public func ilk_request_query_count(_ r: OpaquePointer?) -> Int { request(r)?.queryItems.count ?? 0 }
 
 @_cdecl("ilk_request_query_at")
 public func ilk_request_query_at(
-    _ r: OpaquePointer?, _ i: UInt,
+    _ r: OpaquePointer?, _ i: Int,
     _ key: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
-    guard i < UInt(h.queryItems.count), let (k, v) = h.query(Int(i)) else {
-        return invalid("query index \(i) is out of range")
+    guard isIndex(i, below: h.queryItems.count), let (k, v) = h.query(i) else {
+        return invalid("query index \(sizeT(i)) is out of range")
     }
     key?.pointee = k; value?.pointee = v
     return ILK_OK
@@ -116,7 +116,7 @@ private func response(_ p: OpaquePointer?) -> ResponseHandle? { handle(p, as: Re
 
 @_cdecl("ilk_response_copy")
 public func ilk_response_copy(
-    _ r: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: UInt, _ needed: UnsafeMutablePointer<Int>?
+    _ r: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: Int, _ needed: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     needed?.pointee = 0
     guard let h = response(r) else { return invalid("response is NULL") }
@@ -137,7 +137,7 @@ public func ilk_response_set_status(_ r: OpaquePointer?, _ status: Int32) -> Int
 }
 
 @_cdecl("ilk_response_set_body")
-public func ilk_response_set_body(_ r: OpaquePointer?, _ body: UnsafeRawPointer?, _ given: UInt) -> Int32 {
+public func ilk_response_set_body(_ r: OpaquePointer?, _ body: UnsafeRawPointer?, _ given: Int) -> Int32 {
     guard let h = response(r) else { return invalid("response is NULL") }
     guard let length = size(given) else { return tooLarge("body length", given) }
     guard body != nil || length == 0 else { return invalid("body is NULL but length is \(length)") }
@@ -201,15 +201,15 @@ public func ilk_result_body(_ r: OpaquePointer?, _ length: UnsafeMutablePointer<
 }
 
 @_cdecl("ilk_result_header_count")
-public func ilk_result_header_count(_ r: OpaquePointer?) -> UInt { UInt(result(r)?.headers.count ?? 0) }
+public func ilk_result_header_count(_ r: OpaquePointer?) -> Int { result(r)?.headers.count ?? 0 }
 
 @_cdecl("ilk_result_header_at")
 public func ilk_result_header_at(
-    _ r: OpaquePointer?, _ i: UInt,
+    _ r: OpaquePointer?, _ i: Int,
     _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
     guard let h = result(r) else { return invalid("result is NULL") }
-    guard i < UInt(h.headers.count) else { return invalid("header index \(i) is out of range") }
+    guard isIndex(i, below: h.headers.count) else { return invalid("header index \(sizeT(i)) is out of range") }
     name?.pointee = h.headers[Int(i)].0
     value?.pointee = h.headers[Int(i)].1
     return ILK_OK
@@ -219,11 +219,11 @@ public func ilk_result_header_at(
 public func ilk_result_error(_ r: OpaquePointer?) -> UnsafePointer<CChar>? { result(r)?.error }
 
 @_cdecl("ilk_result_allowed_count")
-public func ilk_result_allowed_count(_ r: OpaquePointer?) -> UInt { UInt(result(r)?.allowed.count ?? 0) }
+public func ilk_result_allowed_count(_ r: OpaquePointer?) -> Int { result(r)?.allowed.count ?? 0 }
 
 @_cdecl("ilk_result_allowed_at")
-public func ilk_result_allowed_at(_ r: OpaquePointer?, _ i: UInt) -> UnsafePointer<CChar>? {
-    guard let h = result(r), i < UInt(h.allowed.count) else { return nil }
+public func ilk_result_allowed_at(_ r: OpaquePointer?, _ i: Int) -> UnsafePointer<CChar>? {
+    guard let h = result(r), isIndex(i, below: h.allowed.count) else { return nil }
     return h.allowed[Int(i)]
 }
 
@@ -311,24 +311,24 @@ public func ilk_response_body(_ r: OpaquePointer?, _ length: UnsafeMutablePointe
 }
 
 @_cdecl("ilk_result_redirect_count")
-public func ilk_result_redirect_count(_ r: OpaquePointer?) -> UInt { UInt(handle(r, as: ResultHandle.self)?.redirects.count ?? 0) }
+public func ilk_result_redirect_count(_ r: OpaquePointer?) -> Int { handle(r, as: ResultHandle.self)?.redirects.count ?? 0 }
 
 @_cdecl("ilk_result_redirect_at")
-public func ilk_result_redirect_at(_ r: OpaquePointer?, _ i: UInt) -> UnsafePointer<CChar>? {
-    guard let h = handle(r, as: ResultHandle.self), i < UInt(h.redirects.count) else { return nil }
+public func ilk_result_redirect_at(_ r: OpaquePointer?, _ i: Int) -> UnsafePointer<CChar>? {
+    guard let h = handle(r, as: ResultHandle.self), isIndex(i, below: h.redirects.count) else { return nil }
     return h.redirects[Int(i)]
 }
 
 @_cdecl("ilk_result_trace_count")
-public func ilk_result_trace_count(_ r: OpaquePointer?) -> UInt { UInt(handle(r, as: ResultHandle.self)?.trace.count ?? 0) }
+public func ilk_result_trace_count(_ r: OpaquePointer?) -> Int { handle(r, as: ResultHandle.self)?.trace.count ?? 0 }
 
 @_cdecl("ilk_result_trace_at")
 public func ilk_result_trace_at(
-    _ r: OpaquePointer?, _ i: UInt, _ stage: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+    _ r: OpaquePointer?, _ i: Int, _ stage: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
     _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ decision: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
     guard let h = handle(r, as: ResultHandle.self) else { return invalid("result is NULL") }
-    guard i < UInt(h.trace.count) else { return invalid("trace index \(i) is out of range") }
+    guard isIndex(i, below: h.trace.count) else { return invalid("trace index \(sizeT(i)) is out of range") }
     let e = h.trace[Int(i)]
     stage?.pointee = e.0; name?.pointee = e.1; decision?.pointee = e.2
     return ILK_OK
@@ -341,15 +341,15 @@ public func ilk_result_state(_ r: OpaquePointer?, _ key: UnsafePointer<CChar>?) 
 }
 
 @_cdecl("ilk_request_metadata_count")
-public func ilk_request_metadata_count(_ r: OpaquePointer?) -> UInt { UInt(request(r)?.request.metadata.count ?? 0) }
+public func ilk_request_metadata_count(_ r: OpaquePointer?) -> Int { request(r)?.request.metadata.count ?? 0 }
 
 @_cdecl("ilk_request_metadata_at")
 public func ilk_request_metadata_at(
-    _ r: OpaquePointer?, _ i: UInt, _ key: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+    _ r: OpaquePointer?, _ i: Int, _ key: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
     guard let h = request(r) else { return invalid("request is NULL") }
     let entries = h.request.metadata.sorted { $0.key < $1.key }
-    guard i < UInt(entries.count) else { return invalid("metadata index \(i) is out of range") }
+    guard isIndex(i, below: entries.count) else { return invalid("metadata index \(sizeT(i)) is out of range") }
     let e = entries[Int(i)]
     key?.pointee = h.keep(e.key)
     value?.pointee = h.keep(e.value)
@@ -357,14 +357,14 @@ public func ilk_request_metadata_at(
 }
 
 @_cdecl("ilk_response_header_count")
-public func ilk_response_header_count(_ r: OpaquePointer?) -> UInt { UInt(handle(r, as: ResponseHandle.self)?.response.headers.count ?? 0) }
+public func ilk_response_header_count(_ r: OpaquePointer?) -> Int { handle(r, as: ResponseHandle.self)?.response.headers.count ?? 0 }
 
 @_cdecl("ilk_response_header_at")
 public func ilk_response_header_at(
-    _ r: OpaquePointer?, _ i: UInt, _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+    _ r: OpaquePointer?, _ i: Int, _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
     guard let h = handle(r, as: ResponseHandle.self) else { return invalid("response is NULL") }
-    guard i < UInt(h.response.headers.count) else { return invalid("header index \(i) is out of range") }
+    guard isIndex(i, below: h.response.headers.count) else { return invalid("header index \(sizeT(i)) is out of range") }
     let header = h.response.headers[Int(i)]
     name?.pointee = h.keep(header.name)
     value?.pointee = h.keep(header.value)
@@ -392,7 +392,7 @@ public func ilk_result_packed(
 
 @_cdecl("ilk_result_copy")
 public func ilk_result_copy(
-    _ r: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: UInt, _ needed: UnsafeMutablePointer<Int>?
+    _ r: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ room: Int, _ needed: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     needed?.pointee = 0
     guard let h = result(r) else { return invalid("result is NULL") }

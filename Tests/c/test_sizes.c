@@ -66,6 +66,12 @@ static int request_and_response_accessors(const ilk_request *req, ilk_response *
     ilk_response_add_header(res, "X-A", "1");
     EXPECT(ilk_response_header_at(res, H, &a, &b) == ILK_EINVAL);
     EXPECT(ilk_response_set_body(res, "x", H) == ILK_EINVAL);
+    /* A capacity that large is room enough: the copy is written (asked for first with none, so
+     * that this buffer is known to hold it). */
+    char copy[256];
+    size_t needed = 0;
+    EXPECT(ilk_response_copy(res, NULL, 0, &needed) == ILK_ELIMIT && needed <= sizeof copy);
+    EXPECT(needed <= sizeof copy && ilk_response_copy(res, copy, H, &needed) == ILK_OK);
     return failures;
 }
 
@@ -131,6 +137,28 @@ static int case_building(fixture *f) {
     return failures;
 }
 
+static int case_route_files(fixture *f) {
+    (void)f;     /* its own router: loading needs an empty one */
+    int failures = 0;
+    ilk_router *r = NULL;
+    ilk_router_new(&r, 0);
+    static const char file[] = "GET /a name=a\nGET /b/:id name=b\n";
+    size_t count = 9;
+    EXPECT(ilk_router_load(r, file, H, &count) == ILK_EINVAL && count == 0);
+    EXPECT(strstr(ilk_errmsg(), "is larger than any array or buffer") != NULL);
+    uint32_t ids[4] = {0};
+    EXPECT(ilk_router_load_ids(r, file, H, ids, 4, &count) == ILK_EINVAL && count == 0);
+    EXPECT(ilk_router_route_count(r) == 0);
+    EXPECT(ilk_router_load_ids(r, file, sizeof file - 1, ids, H, &count) == ILK_OK && count == 2 && ids[1] != 0);
+    char buf[4096];
+    size_t length = 0;
+    EXPECT(ilk_router_explain(r, "GET", "/b/1", H, buf, sizeof buf, &length) == ILK_EINVAL);
+    EXPECT(ilk_router_explain(r, "GET", "/b/1", 4, NULL, 0, &length) == ILK_ELIMIT && length < sizeof buf);
+    EXPECT(length < sizeof buf && ilk_router_explain(r, "GET", "/b/1", 4, buf, H, &length) == ILK_OK);
+    ilk_router_free(r);
+    return failures;
+}
+
 static int case_callbacks(fixture *f) {
     int failures = 0;
     ilk_result *res = NULL;
@@ -142,6 +170,10 @@ static int case_callbacks(fixture *f) {
     EXPECT(ilk_result_redirect_at(res, H) == NULL);
     EXPECT(ilk_result_trace_at(res, H, &a, &b, &c) == ILK_EINVAL);
     EXPECT(ilk_result_allowed_at(res, H) == NULL);
+    char copy[1024];
+    size_t needed = 0;
+    EXPECT(ilk_result_copy(res, NULL, 0, &needed) == ILK_ELIMIT && needed <= sizeof copy);
+    EXPECT(needed <= sizeof copy && ilk_result_copy(res, copy, H, &needed) == ILK_OK);
     ilk_result_free(res);
     int redirect_rc = 0;
     ilk_router_add_filter(f->r, "redirect", redirect_filter, &redirect_rc, NULL);
@@ -157,6 +189,7 @@ int main(void) {
         in_child("lookups", case_lookups);
         in_child("batches", case_batches);
         in_child("building", case_building);
+        in_child("route files", case_route_files);
         in_child("callbacks", case_callbacks);
     }
     return check_summary("sizes");

@@ -79,9 +79,9 @@ static void batch_read(int with_params) {
   size_t n = batch_view.count;
   const char *data = batch_view.data;
   const int32_t *statuses = (const int32_t *)data;
-  const uint32_t *ids = (const uint32_t *)(data + 4 * n);
-  const size_t *offsets = (const size_t *)(data + 8 * n);
-  const char *text = data + 16 * n + 8;
+  const uint32_t *ids = (const uint32_t *)(data + ILK_BATCH_ROUTE_IDS_AT(n));
+  const size_t *offsets = (const size_t *)(data + ILK_BATCH_OFFSETS_AT(n));
+  const char *text = data + ILK_BATCH_TEXT_AT(n);
   unsigned long long routes = 0, bytes = 0;
   for (size_t i = 0; i < n; i++) {
     if (statuses[i] != ILK_OK) continue;

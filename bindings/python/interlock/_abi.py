@@ -44,6 +44,11 @@ RETRY = 104
 CASE_INSENSITIVE = 1
 STRICT_SLASH = 2
 
+# @defgroup per_call
+BATCH_STATUS_SIZE = 4
+BATCH_ROUTE_ID_SIZE = 4
+BATCH_OFFSET_SIZE = 8
+
 
 def _callback(*signature):
     """A callback type (CFUNCTYPE) that also takes None, as NULL: every callback the header

@@ -40,6 +40,10 @@
 
 #include "interlock.h"
 
+/* The batch layout's element sizes are those of the types read from it (entries). */
+_Static_assert(ILK_BATCH_STATUS_SIZE == sizeof(int32_t) && ILK_BATCH_ROUTE_ID_SIZE == sizeof(uint32_t)
+               && ILK_BATCH_OFFSET_SIZE == sizeof(size_t), "the batch layout of interlock.h is not this machine's");
+
 typedef int64_t (*match_packed_fn)(ilk_router *router, const char *method, const char *uri,
                                    size_t uri_len, ilk_match *m);
 
@@ -582,11 +586,14 @@ static PyObject *entries(PyObject *module, PyObject *args) {
     Py_ssize_t size;
     if (PyBytes_AsStringAndSize(blob, &data, &size) < 0)
         return NULL;
-    if (count < 0 || count > (size - 8) / 16) {
+    /* The layout's parts begin where the header's ILK_BATCH_*_AT say. */
+    const Py_ssize_t per_answer = ILK_BATCH_TEXT_AT(1) - ILK_BATCH_TEXT_AT(0);
+    if (count < 0 || count > (size - (Py_ssize_t)ILK_BATCH_TEXT_AT(0)) / per_answer) {
         PyErr_SetString(PyExc_ValueError, "entries: the batch is shorter than its count says");
         return NULL;
     }
-    const Py_ssize_t text_start = 16 * count + 8;
+    const char *route_ids = data + ILK_BATCH_ROUTE_IDS_AT(count), *offsets = data + ILK_BATCH_OFFSETS_AT(count);
+    const Py_ssize_t text_start = (Py_ssize_t)ILK_BATCH_TEXT_AT(count);
     allocfunc match_alloc = match_allocator(match_type);
     if (match_alloc == NULL)
         return NULL;
@@ -595,10 +602,10 @@ static PyObject *entries(PyObject *module, PyObject *args) {
         int32_t status;
         uint32_t id;
         size_t from, to;
-        memcpy(&status, data + 4 * i, sizeof status);
-        memcpy(&id, data + 4 * count + 4 * i, sizeof id);
-        memcpy(&from, data + 8 * count + 8 * i, sizeof from);
-        memcpy(&to, data + 8 * count + 8 * (i + 1), sizeof to);
+        memcpy(&status, data + ILK_BATCH_STATUS_SIZE * i, sizeof status);
+        memcpy(&id, route_ids + ILK_BATCH_ROUTE_ID_SIZE * i, sizeof id);
+        memcpy(&from, offsets + ILK_BATCH_OFFSET_SIZE * i, sizeof from);
+        memcpy(&to, offsets + ILK_BATCH_OFFSET_SIZE * (i + 1), sizeof to);
         PyObject *entry = NULL;
         if (status != ILK_OK) {
             Py_INCREF(Py_None);

@@ -36,8 +36,9 @@ def param_dict(parts: list[str]) -> dict[str, str]:
 
 # ----------------------------------------------------------------------------------------------
 # The batch layout: int32_t statuses[count], uint32_t route_ids[count], size_t offsets[count + 1],
-# then the text. Answer i's text, text[offsets[i]:offsets[i + 1]] (UTF-8), is its parameter text,
-# or for an error status its message and a NUL.
+# then the text, each array as long as the header's element sizes make it (ILK_BATCH_*_SIZE).
+# Answer i's text, text[offsets[i]:offsets[i + 1]] (UTF-8), is its parameter text, or for an
+# error status its message and a NUL.
 
 BatchViews = tuple[memoryview, memoryview, memoryview, memoryview]
 
@@ -45,9 +46,11 @@ BatchViews = tuple[memoryview, memoryview, memoryview, memoryview]
 def batch_views(blob: bytes, count: int) -> BatchViews:
     """Statuses, route ids, offsets and text of a batch of `count` answers laid out in `blob`."""
     view = memoryview(blob)
-    text_start = 16 * count + 8
-    return (view[:4 * count].cast("i"), view[4 * count:8 * count].cast("I"),
-            view[8 * count:text_start].cast("N"), view[text_start:])
+    ids_at = n.BATCH_STATUS_SIZE * count
+    offsets_at = ids_at + n.BATCH_ROUTE_ID_SIZE * count
+    text_at = offsets_at + n.BATCH_OFFSET_SIZE * (count + 1)
+    return (view[:ids_at].cast("i"), view[ids_at:offsets_at].cast("I"),
+            view[offsets_at:text_at].cast("N"), view[text_at:])
 
 
 # ----------------------------------------------------------------------------------------------

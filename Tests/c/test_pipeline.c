@@ -1056,7 +1056,7 @@ static int filter_deny(ilk_request *req, ilk_filter_chain *chain, void *userdata
 static void test_filter_stops_with_a_response(void) {
   ilk_router *r = router_with_filter("deny", filter_deny, NULL);
   ilk_result *res;
-  const char *name, *value;
+  const char *name = NULL, *value = NULL;
   size_t len;
   order[0] = 0;
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_STOPPED);

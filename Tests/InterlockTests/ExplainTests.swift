@@ -124,4 +124,13 @@ struct ExplainTests {
         }
         #expect(compared > 1_000 && matched > 300, "\(compared) compared, \(matched) matched")
     }
+
+    /// A value's quotes, backslashes and control characters stay one JSON string in `json`.
+    @Test func theJSONFormEscapesWhatJSONNeedsEscaped() throws {
+        let r = Router()
+        try r.addRoute("/q/:v")
+        let e = try r.explain("/q/a%22b%5C%09")
+        #expect(e.json.contains(#"{"v":"a\"b\\\t"}"#), "\(e.json)")
+        #expect(JSONText.quoted("t\u{1}\n\r\té") == #""t\u0001\n\r\té""#)
+    }
 }

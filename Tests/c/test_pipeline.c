@@ -40,12 +40,17 @@ static int resolve_with_interceptor(ilk_interceptor *i, char *error, size_t room
 }
 
 /* A router with the route /a to dest_mark behind the one filter `fn`, named `name`. */
-static ilk_router *router_with_filter(const char *name, ilk_filter_fn fn, void *userdata) {
+/* A router with the one route `pattern` (destination `dest`, which may be NULL) and the one filter `name`. */
+static ilk_router *router_with_route_and_filter(const char *pattern, ilk_destination_fn dest, const char *name,
+                                                ilk_filter_fn fn, void *userdata) {
   ilk_router *r;
   ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/a", dest_mark, NULL, NULL, NULL);
+  ilk_router_add_route(r, pattern, dest, NULL, NULL, NULL);
   ilk_router_add_filter(r, name, fn, userdata, NULL);
   return r;
+}
+static ilk_router *router_with_filter(const char *name, ilk_filter_fn fn, void *userdata) {
+  return router_with_route_and_filter("/a", dest_mark, name, fn, userdata);
 }
 
 static int req_mark(ilk_request *req, void *userdata) { (void)req; mark(userdata); return ILK_CONTINUE; }
@@ -926,11 +931,8 @@ static int dest_a_b(const ilk_request *req, ilk_response *res, void *userdata) {
 }
 /* The marks of resolving `uri` under /p/:a/:b (dest_a_b) with the one filter `filter`. */
 static const char *marks_with_filter(ilk_filter_fn filter, const char *uri) {
-  ilk_router *r;
+  ilk_router *r = router_with_route_and_filter("/p/:a/:b", dest_a_b, "filter", filter, NULL);
   ilk_result *res;
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/p/:a/:b", dest_a_b, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "filter", filter, NULL, NULL);
   order[0] = 0;
   CHECK_EQ_INT(resolve(r, NULL, uri, &res), ILK_OK);
   ilk_result_free(res);
@@ -1021,11 +1023,8 @@ static int filter_reads_in_any_order(ilk_request *req, ilk_filter_chain *chain, 
   return ilk_filter_chain_next(chain, req) < 0 ? -1 : ILK_CONTINUE;
 }
 static void test_parameters_read_in_any_order(void) {
-  ilk_router *r;
+  ilk_router *r = router_with_route_and_filter("/p/:a/:b/:c", NULL, "any-order", filter_reads_in_any_order, NULL);
   ilk_result *res;
-  ilk_router_new(&r, 0);
-  ilk_router_add_route(r, "/p/:a/:b/:c", NULL, NULL, NULL, NULL);
-  ilk_router_add_filter(r, "any-order", filter_reads_in_any_order, NULL, NULL);
   order[0] = 0;
   CHECK_EQ_INT(resolve(r, NULL, "/p/one/two/three", &res), ILK_OK);
   CHECK_EQ_STR(order, "c=three c=three,b=two,a=one,again c=three ");

@@ -92,24 +92,7 @@ public struct MatchExplanation: Sendable {
     /// give: `answer` (`route` and `params`, or `status` and for a method not allowed `allowed`),
     /// `reason`, `candidates` (each `route`, `name`, `pattern`, `form`, `takes`, `why_not`), `truncated`.
     public var json: String {
-        func quoted(_ s: String) -> String {
-            var out = "\""
-            for u in s.unicodeScalars {
-                switch u {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                default:
-                    if u.value < 0x20 {
-                        let hex = String(u.value, radix: 16)
-                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    } else {
-                        out.unicodeScalars.append(u)
-                    }
-                }
-            }
-            return out + "\""
-        }
+        let quoted = JSONText.quoted
         let answerText: String
         switch answer {
         case .matched(let m):

@@ -108,24 +108,5 @@ func write(_ text: String, to stream: Stream = .output) {
     text.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
 }
 
-/// A string as a JSON string literal.
-func json(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if u.value < 0x20 {
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-    }
-    return out + "\""
-}
+/// A string as a JSON string literal, escaped as the library's JSON forms escape it.
+func json(_ s: String) -> String { JSONText.quoted(s) }

@@ -50,4 +50,33 @@ struct ChangeCostTests {
         #expect(large.entries <= 4 * small.entries,
                 "entries: \(small.entries) at 1,000 routes, \(large.entries) at 100,000")
     }
+
+    /// Parts copied by changes made between resolves to a table of `count` routes with
+    /// destinations: each resolve holds the pipeline as it stood, so the change after it copies
+    /// what it writes.
+    static func partsCopied(count: Int) throws -> Int {
+        let r = Router()
+        for k in 0..<count { try r.addRoute("/p\(k)/:id") { _, _ in } }
+        let before = r.state.withLock { $0.pipeline.routes.copied }
+        let k = RouteID(count / 2)
+        #expect(try r.resolve("/p\(k - 1)/1").status == .ok)
+        try r.setDestination({ _, response in response.status = 201 }, for: k)
+        #expect(try r.resolve("/p\(k - 1)/1").response.status == 201)
+        try r.replaceRoute(k, with: "/q/:id")
+        #expect(try r.resolve("/q/1").response.status == 201)
+        try r.removeRoute(k)
+        #expect(try r.resolve("/q/1").status == .notFound)
+        let added = try r.addRoute("/q/:id") { _, response in response.status = 202 }
+        #expect(try r.resolve("/q/1").response.status == 202)
+        try r.setData("d", for: added)
+        return r.state.withLock { $0.pipeline.routes.copied } - before
+    }
+
+    /// A change after a resolve copies the page of parts it writes, not every route's parts.
+    @Test func aChangeAfterAResolveCopiesOnePageOfParts() throws {
+        let small = try Self.partsCopied(count: 1_000)
+        let large = try Self.partsCopied(count: 30_000)
+        #expect(small > 0, "the resolves held the pipeline, so the changes copied")
+        #expect(large <= small, "parts copied: \(small) at 1,000 routes, \(large) at 30,000")
+    }
 }

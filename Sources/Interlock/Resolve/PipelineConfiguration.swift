@@ -85,7 +85,7 @@ final class GlobalPipeline: Sendable {
     let names: StageNames
     /// What runs around each route, by its slot, as it stood when this was built: a resolve
     /// reads it without the router's lock (two atomic operations) or a reference counted.
-    let routes: [RouteParts]
+    let routes: RoutePartsTable
 
     init(_ c: PipelineConfiguration) {
         filters = c.filters
@@ -102,9 +102,8 @@ final class GlobalPipeline: Sendable {
     /// holds); nil for a slot made after it was built. The slot may hold another route by now:
     /// the caller checks the parts' revision against the route its lookup found.
     func parts(of id: RouteID) -> Unmanaged<RouteParts>? {
-        let i = RouteSlots.slot(id)
-        guard id != 0, i < routes.count else { return nil }
-        return routes.withUnsafeBufferPointer { .passUnretained($0[i]) }
+        guard id != 0 else { return nil }
+        return routes.borrowed(RouteSlots.slot(id))
     }
 }
 
@@ -117,8 +116,8 @@ struct PipelineConfiguration {
     var redirectLimit = 8 { didSet { snapshot = nil } }
     var retryLimit = 3 { didSet { snapshot = nil } }
     /// One entry per slot of the router's `RouteSlots`. A change makes a new global part (the resolves
-    /// that follow read it from there), and copies the array once if a run still holds it.
-    var routes: [RouteParts] = [] { didSet { snapshot = nil } }
+    /// that follow read it from there), and copies the page it writes if a run still holds it.
+    var routes = RoutePartsTable() { didSet { snapshot = nil } }
     private var snapshot: GlobalPipeline? = nil
 
     /// Whether the global pipeline whose identity is `id` is the global part as it stands (no

@@ -163,6 +163,16 @@ struct StaticPathTests {
         #expect(slots.count >= 195, "\(slots.count) slots")
         #expect(bits.count >= 180, "\(bits.count) filter bits of \(mask + 1)")
     }
+
+    /// Paths that differ only in their middle (numbered pages) have hashes of their own: the hash
+    /// once read only the first and last eight bytes, so a hundred of these paths shared each
+    /// hash, and a lookup compared its path with all of them.
+    @Test(arguments: [false, true])
+    func pathsDifferingInTheMiddleHaveHashesOfTheirOwn(fold: Bool) {
+        let keys = (0..<10_000).map { Array("/docs/p\(String(100_000 + $0).dropFirst())/index.html".utf8) }
+        let hashes = Set(keys.map { pathHash($0, fold: fold) })
+        #expect(hashes.count == keys.count, "\(hashes.count) hashes for \(keys.count) paths")
+    }
 }
 
 /// The all-literal table is a shortcut: the tree holds the same routes, so a router that tries it

@@ -4,10 +4,11 @@
 // is the most specific candidate; ties among them keep the tie rule (the node's leaf order). When
 // none accepts, the regexes run as usual and find the less specific routes.
 
-/// A hash of a whole path from its length and its first and last eight bytes: constant time, so
-/// that looking for an all-literal route costs little on lookups that then go to the regexes.
-/// With `fold`, bytes are OR-ed with 0x20 (a superset of ASCII case folding: fine for a hash, and
-/// the comparison that follows is exact).
+/// A hash of a whole path: its length, its first and last eight bytes, and every eight bytes
+/// between. Every byte counts: tables of numbered pages (`/docs/p00017/index`) differ only in the
+/// middle, and a hash of the ends alone gave a hundred of their paths one hash, each lookup
+/// comparing its path with all of them. With `fold`, bytes are OR-ed with 0x20 (a superset of
+/// ASCII case folding: fine for a hash, and the comparison that follows is exact).
 @inline(__always) func pathHash(_ p: UnsafePointer<UInt8>, _ n: Int, fold: Bool) -> UInt64 {
     @inline(__always) func load(_ at: Int, _ count: Int) -> UInt64 {
         var v: UInt64 = 0
@@ -19,7 +20,16 @@
         return fold ? v | 0x2020_2020_2020_2020 : v
     }
     let head = load(0, min(n, 8))
-    let tail = n > 8 ? load(n - 8, 8) : 0
+    var tail: UInt64 = 0
+    if n > 8 {
+        tail = load(n - 8, 8)
+        // The middle, a word at a time (the last may overlap the tail's bytes).
+        var at = 8
+        while at < n - 8 {
+            tail = (tail ^ load(at, 8)) &* 0xFF51_AFD7_ED55_8CCD
+            at += 8
+        }
+    }
     return HashSlots.finish((head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(truncatingIfNeeded: n))
 }
 

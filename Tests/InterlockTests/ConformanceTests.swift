@@ -202,6 +202,12 @@ struct ConformanceTests {
                 if step.keys.contains("pending") {
                     #expect(router.pendingLink?.uri == step["pending"] as? String, "\(name): \(uri)")
                 }
+                if let want = (step["response"] as? [String: Any]).map(response) {
+                    let got = resolution.response
+                    #expect(got.status == want.status && got.body == want.body
+                            && got.headers.map { [$0.name, $0.value] } == want.headers.map { [$0.name, $0.value] },
+                            "\(name): \(uri): \(got.status) \(got.headers)")
+                }
             }
         }
     }
@@ -222,6 +228,15 @@ private func ending(_ status: ResolveStatus) -> String {
     }
 }
 
+/// The data's `{"status", "headers", "body"}` as a response.
+private func response(_ spec: [String: Any]) -> Response {
+    var response = Response()
+    response.status = spec["status"] as? Int ?? 0
+    response.headers = (spec["headers"] as? [[String]] ?? []).map { (name: $0[0], value: $0[1]) }
+    response.body = Array((spec["body"] as? String ?? "").utf8)
+    return response
+}
+
 /// Plays a pipeline scenario's callbacks: each records `kind:name` when it runs, then does what
 /// its `do` says.
 private final class Script: Sendable {
@@ -240,10 +255,12 @@ private final class Script: Sendable {
     func filter(_ spec: [String: Any]) -> Filter {
         let name = spec["name"] as? String ?? "", todo = spec["do"] as? String ?? ""
         let when = spec["when"] as? String, to = spec["to"] as? String ?? ""
+        let answer = (spec["respond"] as? [String: Any]).map(response)
         return Filter(name: name) { request, chain in
             self.record("filter:\(name)")
             if todo == "next" || (when != nil && when != request.path) { return .proceed(try chain.next(request)) }
-            return todo == "stop" ? .stop : .redirect(to)
+            guard todo == "stop" else { return .redirect(to) }
+            return answer.map { .respond($0) } ?? .stop
         }
     }
 

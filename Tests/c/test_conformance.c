@@ -242,7 +242,20 @@ static int play_filter(ilk_request *request, ilk_filter_chain *chain, void *user
   /* Turnpike's idiom: pass on what the rest of the chain gave. */
   if (strcmp(todo, "next") == 0 || (when && strcmp(when, ilk_request_path(request)) != 0))
     return ilk_filter_chain_next(chain, request);
-  if (strcmp(todo, "stop") == 0) return ILK_STOP;
+  if (strcmp(todo, "stop") == 0) {
+    /* A stop's answer: written to the chain's response before it returns. */
+    const cJSON *answer = cJSON_GetObjectItemCaseSensitive(spec, "respond"), *header;
+    if (answer) {
+      ilk_response *response = ilk_filter_chain_response(chain);
+      const char *body = str(answer, "body");
+      ilk_response_set_status(response, integer(answer, "status"));
+      cJSON_ArrayForEach(header, cJSON_GetObjectItemCaseSensitive(answer, "headers"))
+        ilk_response_add_header(response, cJSON_GetArrayItem(header, 0)->valuestring,
+                                cJSON_GetArrayItem(header, 1)->valuestring);
+      ilk_response_set_body(response, body, strlen(body));
+    }
+    return ILK_STOP;
+  }
   ilk_filter_chain_redirect(chain, str(spec, "to"));
   return ILK_REDIRECT;
 }
@@ -356,6 +369,21 @@ static void run_pipelines(const cJSON *root) {
         size_t length = ilk_router_pending_link(router, link, sizeof link);
         EXPECT(cJSON_IsNull(pending) ? length == 0 : (length > 0 && strcmp(link, pending->valuestring) == 0), c, uri,
                "pending link %s", length ? link : "(none)");
+      }
+      const cJSON *response = cJSON_GetObjectItemCaseSensitive(step, "response"), *header;
+      if (response && result) {
+        size_t body_len = 0, j = 0;
+        const char *body = ilk_result_body(result, &body_len), *name = NULL, *value = NULL;
+        int same_headers = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(response, "headers"))
+                           == ilk_result_header_count(result);
+        cJSON_ArrayForEach(header, cJSON_GetObjectItemCaseSensitive(response, "headers"))
+          same_headers = same_headers && ilk_result_header_at(result, j++, &name, &value) == ILK_OK
+                         && strcmp(name, cJSON_GetArrayItem(header, 0)->valuestring) == 0
+                         && strcmp(value, cJSON_GetArrayItem(header, 1)->valuestring) == 0;
+        EXPECT(ilk_result_response_status(result) == integer(response, "status") && same_headers
+               && body_len == strlen(str(response, "body")) && memcmp(body, str(response, "body"), body_len) == 0,
+               c, uri, "response %d with %zu headers and %zu bytes, not the data's", ilk_result_response_status(result),
+               ilk_result_header_count(result), body_len);
       }
       ilk_result_free(result);
     }

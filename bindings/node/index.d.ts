@@ -26,10 +26,14 @@ export interface RouterOptions {
   matchLimit?: number;
 }
 
-export type Destination = (request: Request) =>
-  void | undefined | null | number | string | Uint8Array | Response | ResponseInit;
+/** What a destination returns, and a filter that stops without calling next: nothing (200, empty),
+ *  a status, a body, or a response. */
+export type Answer = void | undefined | null | number | string | Uint8Array | Response | ResponseInit;
+export type Destination = (request: Request) => Answer;
 export type Guard = (request: Request) => unknown;
-export type Filter = (request: Request, next: (request?: Request) => Response) => Response | Redirect | void | undefined;
+/** Continues by returning next(request) (or a response to replace it), stops by returning an
+ *  Answer without calling next (the result is STOPPED with that response), or redirects. */
+export type Filter = (request: Request, next: (request?: Request) => Response) => Answer | Redirect;
 export type RequestInterceptor = (request: Request) => void;
 export type ResponseInterceptor = (response: Response, request: Request) => void;
 

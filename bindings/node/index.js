@@ -223,7 +223,8 @@ Object.defineProperties(proto, {
     return JSON.parse(explainJSON.call(this, uri, method));
   }),
   /** addFilter(fn, { name }?): fn(request, next) continues (returns next(request)), stops (returns
-   *  without calling next) or redirects (returns request.redirect(uri) or redirectTo(name, params)). */
+   *  without calling next, answering with what it returned, read as a destination's) or redirects
+   *  (returns request.redirect(uri) or redirectTo(name, params)). */
   addFilter: methodProperty(function (fn, options) {
     options = optionsArg(options, 'options');
     return addFilter.call(this, fn, labelOf(fn, options));

@@ -13,7 +13,7 @@ local values = require "interlock.values"
 local C, K = native.C, native.K
 local Router, routers = router_module.Router, router_module.routers
 local request_of, response_of, Chain = values.request_of, values.response_of, values.Chain
-local OK, CONTINUE = K.ILK_OK, K.ILK_CONTINUE
+local OK, CONTINUE, STOP = K.ILK_OK, K.ILK_CONTINUE, K.ILK_STOP
 local ffi_string, tonumber, type, floor = ffi.string, tonumber, type, math.floor
 local SHIFT = 2 ^ 32
 
@@ -39,11 +39,11 @@ local function failed(err, set_error, pointer)
 end
 
 -- A callback's return value as the library's: nil is ILK_CONTINUE; a number (a verb the module
--- exports, interlock.STOP...) goes as it is.
-local function verb(value, what)
+-- exports, interlock.STOP...) goes as it is. `also` completes the message of a wrong value.
+local function verb(value, what, also)
   if value == nil then return CONTINUE end
   if type(value) == "number" then return value end
-  error(("interlock: a %s returned a %s: return nothing or one of interlock's verbs"):format(what, type(value)), 0)
+  error(("interlock: a %s returned a %s: return nothing%s or one of interlock's verbs"):format(what, type(value), also or ""), 0)
 end
 
 local function release(...)
@@ -74,10 +74,21 @@ local function run_stage(what, set_error, pointer, fn, req, second)
   return value
 end
 
+-- A filter returns a verb, or a string, as a destination does: a stop answering with that body
+-- (written to the chain's response, where it may have set a status and headers).
 local function run_filter(request, chain, userdata)
   local router, fn = target(userdata)
-  return run_stage("filter", C.ilk_request_set_error, request, fn, request_of(request, router),
-                   setmetatable({ _p = chain }, Chain))
+  local req, lent = request_of(request, router), setmetatable({ _p = chain }, Chain)
+  local ok, value = pcall(fn, req, lent)
+  if ok and type(value) == "string" then
+    C.ilk_response_set_body(C.ilk_filter_chain_response(chain), value, #value)
+    value = STOP
+  elseif ok then
+    ok, value = pcall(verb, value, "filter", ", a string (a stop's body)")
+  end
+  release(req, lent)
+  if not ok then return failed(value, C.ilk_request_set_error, request) end
+  return value
 end
 
 local function run_guard(request, userdata)

@@ -65,7 +65,9 @@ Router.set_guard = route_callback_setter(optional, C.ilk_router_set_guard, callb
 
 --- Appends a filter `fn(request, chain)` to the global chain. It continues with
 -- `chain:next(request)` (then returns nothing), stops with `return interlock.STOP`, or
--- redirects with `return chain:redirect(uri)` / `chain:redirect_to(name, params)`.
+-- redirects with `return chain:redirect(uri)` / `chain:redirect_to(name, params)`. A filter that
+-- stops answers with `chain:response()` as it wrote it (status, headers, body), as a destination
+-- does its `response`; returning a string stops too, that string being the body.
 -- `name` appears in the trace.
 function Router:add_filter(fn, name)
   argument(fn, "function", "fn")

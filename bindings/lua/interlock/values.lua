@@ -156,7 +156,8 @@ end
 jit.off(chain_next)
 Chain.next = chain_next
 
---- The response the rest of the chain produced (after next), which the filter may change.
+--- After next, the response the rest of the chain produced, which the filter may change; before
+-- it, the response a filter that stops answers with (a 401, a cached page), empty until written.
 function Chain:response()
   local p = C.ilk_filter_chain_response(live(self))
   return p ~= nil and response_of(p) or nil

@@ -158,7 +158,16 @@ local function run_pipeline(where, c)
         chain:next(req)
         return
       end
-      if s["do"] == "stop" then return interlock.STOP end
+      if s["do"] == "stop" then
+        local answer = opt(s.respond)
+        if answer then
+          local res = chain:response()
+          res:set_status(answer.status)
+          for _, h in ipairs(answer.headers) do res:add_header(h[1], h[2]) end
+          res:set_body(answer.body)
+        end
+        return interlock.STOP
+      end
       return chain:redirect(s.to)
     end, s.name))
   end
@@ -174,6 +183,10 @@ local function run_pipeline(where, c)
     check.eq(result.route_id, route and ids[route + 1] or 0, label .. " route")
     if opt(step.redirects) then check.same(result.redirects, step.redirects, label .. " redirects") end
     if step.pending ~= nil then check.eq(r:pending_link(), opt(step.pending), label .. " pending") end
+    local response = opt(step.response)
+    if response then
+      check.same({ status = result.response_status, headers = result.headers, body = result.body }, response, label .. " response")
+    end
   end
 end
 

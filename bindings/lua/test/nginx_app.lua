@@ -3,7 +3,9 @@
 --     the route's id and its parameters, 404, or 405 with its Allow header;
 --   * a table of hosts and deep links under *.example.com, run through the pipeline by `access()`:
 --     a guard that refuses without an X-User header (403), a filter that redirects legacy links,
---     and /open?link=myapp://... that sends a deep link to its web page (302, built by url_for).
+--     a filter that stops vault.example.com's requests without a token, answering 401 with its
+--     WWW-Authenticate header and body, and /open?link=myapp://... that sends a deep link to its
+--     web page (302, built by url_for).
 -- Nothing here may yield inside a callback (the library's frames are below it): ngx.exit and
 -- ngx.say run once resolve has returned.
 local interlock = require "interlock"
@@ -24,6 +26,8 @@ assert(links:add_route("GET http://*.example.com/u/:id(\\d+)", { name = "user",
 assert(links:add_route("http://admin.example.com/admin/:section", { name = "admin",
   guard = function() return ngx.req.get_headers()["X-User"] == "ada" end,
   handler = function(req) return "admin " .. req:param("section") end }))
+assert(links:add_route("http://vault.example.com/secret/:name", { name = "secret",
+  handler = function(req) return "secret " .. req:param("name") end }))
 assert(links:add_route("myapp://product/:sku", { name = "app-product" }))
 assert(links:add_route("myapp://user/:id(\\d+)", { name = "app-user" }))
 assert(links:add_filter(function(req, chain)
@@ -31,6 +35,15 @@ assert(links:add_filter(function(req, chain)
   if sku then return chain:redirect_to("product", { sku = sku }) end
   chain:next(req)
 end, "legacy-links"))
+assert(links:add_filter(function(req, chain)
+  if req:host() == "vault.example.com" and ngx.req.get_headers()["Authorization"] ~= "Bearer ada" then
+    local res = chain:response()
+    res:set_status(401)
+    res:add_header("WWW-Authenticate", 'Bearer realm="vault"')
+    return "a token is needed\n"
+  end
+  chain:next(req)
+end, "vault-token"))
 assert(links:compile())
 
 -- Deep links to web pages: the route a link matches, to the page of the same name.
@@ -61,7 +74,8 @@ function app.access()
     ngx.header["Allow"] = result:header("Allow")
     return ngx.exit(405)
   end
-  if result.status ~= "OK" then return ngx.exit(result.response_status) end
+  -- (a filter that stopped answered: its response is the page, as a destination's is)
+  if result.status ~= "OK" and result.status ~= "STOPPED" then return ngx.exit(result.response_status) end
   ngx.ctx.result = result
 end
 
@@ -70,6 +84,7 @@ function app.content()
   local result = ngx.ctx.result
   if result then
     ngx.status = result.response_status
+    for _, header in ipairs(result.headers) do ngx.header[header[1]] = header[2] end
     ngx.header["X-Route"] = links:route_name(result.route_id)
     return ngx.print(result.body)
   end

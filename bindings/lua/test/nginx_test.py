@@ -1,7 +1,8 @@
 """The Lua module inside a real nginx: Debian's nginx with its Lua module serves
 bindings/lua/test/nginx_app.lua, and real HTTP requests check its answers: the GitHub API table
 (every route, with its parameters), misses, a 405 with its Allow header, a malformed URI, hosts
-and deep links through the pipeline, a guard that refuses, a filter that redirects. Exit status 1
+and deep links through the pipeline, a guard that refuses, a filter that redirects, a filter that
+stops answering 401 with a header and a body. Exit status 1
 on any wrong answer. Run by `make lua-test`."""
 
 from __future__ import annotations
@@ -93,6 +94,13 @@ def main() -> int:
         # A filter redirects a legacy link inside the pipeline.
         expect("filter redirect", client.request("GET", "/old-product/Z-9", host="shop.example.com")[::2],
                (200, "product Z-9"))
+        # A filter stops a request without a token, answering 401 with its header and body.
+        status, headers, body = client.request("GET", "/secret/plans", host="vault.example.com")
+        expect("a filter that stops answers", (status, headers.get("www-authenticate"), body),
+               (401, 'Bearer realm="vault"', "a token is needed\n"))
+        expect("a filter that lets through", client.request("GET", "/secret/plans", host="vault.example.com",
+                                                            headers={"Authorization": "Bearer ada"})[::2],
+               (200, "secret plans"))
         # Deep links to their web pages, built by url_for.
         status, headers, _ = client.request("GET", "/open?link=myapp%3A%2F%2Fproduct%2FQ%207", host="shop.example.com")
         expect("deep link to page", (status, headers.get("location")), (302, "http://shop.example.com/p/Q%207"))

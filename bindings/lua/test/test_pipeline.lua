@@ -65,6 +65,45 @@ return {
     for _, t in ipairs(ok.trace) do names[#names + 1] = t.stage .. ":" .. tostring(t.name) end
     check.eq(table.concat(names, " "):find("filter:legacy", 1, true) ~= nil, true, table.concat(names, " "))
   end },
+  { "a filter that stops answers with its response, as a destination does", function()
+    local r = assert(interlock.new())
+    local ran = {}
+    assert(r:add_route("/a", function() ran[#ran + 1] = "destination"; return "a" end))
+    assert(r:add_filter(function(req, chain)
+      local answer = req:query("answer")
+      if answer == "401" then
+        local res = chain:response()
+        res:set_status(401)
+        res:add_header("WWW-Authenticate", "Bearer")
+        return "no"
+      elseif answer == "written" then
+        local res = chain:response()
+        res:set_status(503)
+        res:set_body("later")
+        return interlock.STOP
+      elseif answer == "text" then
+        return "closed"
+      elseif answer == "nothing" then
+        return interlock.STOP
+      end
+      chain:next(req)
+    end, "gate"))
+    local denied = assert(r:resolve("/a?answer=401"))
+    check.same({ denied.status, denied.response_status, denied.body, denied.headers },
+      { "STOPPED", 401, "no", { { "WWW-Authenticate", "Bearer" } } }, "401 with a header and a body")
+    local names = {}
+    for _, t in ipairs(denied.trace) do names[#names + 1] = t.stage .. ":" .. tostring(t.name) .. ":" .. t.decision end
+    check.eq(table.concat(names, " "), "match:/a?answer=401:/a filter:gate:stop", "trace")
+    local written = assert(r:resolve("/a?answer=written"))
+    check.same({ written.status, written.response_status, written.body }, { "STOPPED", 503, "later" }, "written, then STOP")
+    local text = assert(r:resolve("/a?answer=text"))
+    check.same({ text.status, text.response_status, text.body }, { "STOPPED", 200, "closed" }, "a string: the body")
+    local nothing = assert(r:resolve("/a?answer=nothing"))
+    check.same({ nothing.status, nothing.response_status, nothing.body, nothing.headers },
+      { "STOPPED", 200, "", {} }, "a stop that answers nothing: an empty 200, as before")
+    check.same(ran, {}, "no destination ran")
+    check.same({ assert(r:resolve("/a")).status, ran }, { "OK", { "destination" } }, "continued")
+  end },
   { "a guard refuses; the pending link is replayed after a login", function()
     local r = assert(interlock.new())
     local user
@@ -118,8 +157,8 @@ return {
     assert(r:add_route("/fine", function() return "fine" end))
     check.raises(function() r:resolve("/boom") end, "kaboom")
     check.eq(assert(r:resolve("/fine")).body, "fine", "next resolve")
-    assert(r:add_filter(function() return "what" end))
-    check.raises(function() r:resolve("/fine") end, "a filter returned a string")
+    assert(r:add_filter(function() return {} end))
+    check.raises(function() r:resolve("/fine") end, "a filter returned a table: return nothing, a string (a stop's body) or one of interlock's verbs")
   end },
   { "a filter that neither continues nor stops: the library says so", function()
     local r = assert(interlock.new())

@@ -114,7 +114,7 @@ int destination_trampoline(const ilk_request *request, ilk_response *response, v
   napi_value req = make_request(c.env, c.r, request, c.state), undefined, returned;
   napi_get_undefined(c.env, &undefined);
   if (req && napi_call_function(c.env, undefined, c.fn, 1, &req, &returned) == napi_ok &&
-      write_returned(c.env, response, returned))
+      write_returned(c.env, response, returned, "a destination's return value"))
     rc = ILK_OK;
   else
     rc = failed(c.env, NULL, response);
@@ -278,7 +278,9 @@ static int filter_trampoline(ilk_request *request, ilk_filter_chain *chain, void
   if (is_redirect) {
     rc = set_redirect(c.env, chain, returned) ? ILK_REDIRECT : failed(c.env, request, NULL);
   } else if (!f->called) {
-    rc = ILK_STOP;
+    /* A stop, answering with what it returned, read as a destination's (undefined: 200, empty). */
+    rc = write_returned(c.env, ilk_filter_chain_response(chain), returned, "a stopping filter's return value")
+           ? ILK_STOP : failed(c.env, request, NULL);
   } else {
     /* The response the filter returned, or the one next() gave, as the filter left it. */
     napi_value response = returned;

@@ -327,8 +327,9 @@ int write_response(napi_env env, ilk_response *response, napi_value object) {
   return 1;
 }
 
-/* What a destination returned: undefined or null (200, empty), a status, a body, or a response. */
-int write_returned(napi_env env, ilk_response *response, napi_value returned) {
+/* What a destination (or a filter that stops) returned: undefined or null (nothing: 200, empty), a
+ * status, a body, or a response. `who` names it in a TypeError ("a destination's return value"). */
+int write_returned(napi_env env, ilk_response *response, napi_value returned, const char *who) {
   napi_valuetype t;
   napi_typeof(env, returned, &t);
   bool typed = false;
@@ -341,8 +342,7 @@ int write_returned(napi_env env, ilk_response *response, napi_value returned) {
     case napi_object: return typed ? set_body(env, response, returned, "the returned body")
                                    : write_response(env, response, returned);
     default:
-      throw_type(env, "a destination's return value",
-                 "undefined, a status number, a string, a Buffer or a response object", returned);
+      throw_type(env, who, "undefined, a status number, a string, a Buffer or a response object", returned);
       return 0;
   }
 }

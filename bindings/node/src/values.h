@@ -14,7 +14,7 @@ typedef int (*header_at_fn)(const void *source, size_t i, const char **name, con
 napi_value response_object(napi_env env, int status, const void *body, size_t body_len, size_t header_count,
                            header_at_fn at, const void *source);
 int write_response(napi_env env, ilk_response *response, napi_value object);
-int write_returned(napi_env env, ilk_response *response, napi_value returned);
+int write_returned(napi_env env, ilk_response *response, napi_value returned, const char *who);
 int set_body(napi_env env, ilk_response *response, napi_value body, const char *what);
 
 #endif

@@ -142,7 +142,7 @@ for (const { where, entry: c } of entries('pipelines')) {
       router.addFilter((request, next) => {
         ran.push(`filter:${s.name}`);
         if (s.do === 'next' || (s.when !== undefined && s.when !== request.path)) return next(request);
-        if (s.do === 'stop') return undefined;
+        if (s.do === 'stop') return s.respond;
         return request.redirect(s.to);
       }, { name: s.name });
     }
@@ -157,6 +157,10 @@ for (const { where, entry: c } of entries('pipelines')) {
       assert.equal(result.routeId, step.route === null ? 0 : ids[step.route], label);
       if (step.redirects) assert.deepEqual(result.redirects, step.redirects, label);
       if (step.pending !== undefined) assert.equal(router.pendingLink(), step.pending, label);
+      if (step.response) {
+        const { status, headers, text } = result.response;
+        assert.deepEqual({ status, headers, body: text }, step.response, label);
+      }
     }
   });
 }

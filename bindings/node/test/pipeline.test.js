@@ -62,6 +62,42 @@ test('filters continue, stop and redirect, in order, and see what the stages aft
   assert.deepEqual(trace, ['match:/users/1?stop=1:user', 'filter:legacy:continue', 'filter:gate:stop']);
 });
 
+test('a filter that stops answers with what it returned, read as a destination\'s', () => {
+  const router = new Router();
+  const ran = [];
+  router.addRoute('/a', () => { ran.push('destination'); });
+  router.addFilter((req, next) => {
+    switch (req.query.answer) {
+      case 'response': return new Response({ status: 401, body: 'no', headers: [['WWW-Authenticate', 'Bearer']] });
+      case 'plain': return { status: 403, headers: { 'x-why': 'closed' } };
+      case 'status': return 429;
+      case 'text': return 'closed';
+      case 'bytes': return Buffer.from('closed');
+      case 'nothing': return undefined;
+      case 'wrong': return true;
+      default: return next(req);
+    }
+  }, { name: 'gate' });
+  const answer = (uri) => {
+    const result = router.resolve(uri);
+    assert.equal(result.status, 'STOPPED', uri);
+    const { status, text, headers } = result.response;
+    return [status, text, headers];
+  };
+  assert.deepEqual(answer('/a?answer=response'), [401, 'no', [['WWW-Authenticate', 'Bearer']]]);
+  assert.deepEqual(answer('/a?answer=plain'), [403, '', [['x-why', 'closed']]]);
+  assert.deepEqual(answer('/a?answer=status'), [429, '', []]);
+  assert.deepEqual(answer('/a?answer=text'), [200, 'closed', []]);
+  assert.deepEqual(answer('/a?answer=bytes'), [200, 'closed', []]);
+  assert.deepEqual(answer('/a?answer=nothing'), [200, '', []], 'a stop that answers nothing: an empty 200, as before');
+  assert.deepEqual(ran, []);
+  const trace = router.resolve('/a?answer=response').trace.map((t) => `${t.stage}:${t.name}:${t.decision}`);
+  assert.deepEqual(trace, ['match:/a?answer=response:/a', 'filter:gate:stop']);
+  assert.throws(() => router.resolve('/a?answer=wrong'), { name: 'TypeError', message: /a stopping filter's return value must be/ });
+  assert.equal(router.resolve('/a').status, 'OK');
+  assert.deepEqual(ran, ['destination']);
+});
+
 test('a filter that calls next twice, or after it returned, gets an error', () => {
   const router = new Router();
   let kept = null;

@@ -155,7 +155,8 @@ class _Script:
             if spec["do"] == "next" or spec.get("when", request.path) != request.path:
                 return next_(request)
             if spec["do"] == "stop":
-                return None
+                answer = spec.get("respond")
+                return answer and interlock.Response(answer["status"], answer["body"], [tuple(h) for h in answer["headers"]])
             return request.redirect(spec["to"])
         run.__name__ = spec["name"]
         return run
@@ -212,3 +213,7 @@ def test_pipeline(case: dict) -> None:
             assert list(result.redirects) == step["redirects"], where
         if "pending" in step:
             assert router.pending_link == step["pending"], where
+        if "response" in step:
+            want = step["response"]
+            assert (result.response.status, result.response.headers, result.response.body) == (
+                want["status"], [tuple(h) for h in want["headers"]], want["body"].encode()), where

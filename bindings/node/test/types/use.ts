@@ -4,6 +4,8 @@ const router = new Router({ caseInsensitive: true });
 const id: number = router.addRoute('GET /users/:id', { name: 'user', data: { team: 'a' }, destination: (req) => `user ${req.params.id}` });
 router.addRoute('/x', () => new Response({ status: 201, body: 'x', headers: [['a', 'b']] }));
 router.addFilter((req, next) => (req.path === '/old' ? req.redirect('/x') : next(req)), { name: 'f' });
+router.addFilter((req, next) => (req.query.token ? next(req) : new Response({ status: 401, headers: [['WWW-Authenticate', 'Bearer']] })));
+router.addFilter((req, next) => (req.path === '/closed' ? 403 : next(req)));
 router.addRequestInterceptor((req) => { req.metadata.a = 'b'; if (req.query.deny) throw new Abort('no'); }, { route: 'user' });
 router.addResponseInterceptor((res, req) => { res.retry(); void req.state; });
 const m: Match<{ team: string }> | null = router.match<{ team: string }>('/users/1', 'GET');

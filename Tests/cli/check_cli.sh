@@ -57,6 +57,7 @@ expect "check: 20,000 conflicting lines, each named" 1 "conflicts.routes:40000:1
 expect "check: a missing file" 2 "cannot read $dir/none.routes" "$tool" check "$dir/none.routes"
 expect "explain: the winner" 0 "/users/7 -> line 2: GET /users/:id  [id=7]" "$tool" explain "$dir/good.routes" /users/7 -X GET
 expect "explain: a route whose path ends first" 0 "line 3: POST /users  -- the path goes on at segment 2" "$tool" explain "$dir/good.routes" /users/7 -X GET
+expect "explain: routes read from a pipe, once, still named by line" 0 "/users/7 -> line 2: GET /users/:id" sh -c 'cat "$1" | "$2" explain /dev/stdin /users/7 -X GET' sh "$dir/good.routes" "$tool"
 printf 'GET /users/:id\nGET /users/:id(.+)\n' > "$dir/explain.routes"
 expect "explain: why the winner won, routes named by line" 0 "why: at segment 2, a parameter constrained by (.+) before a parameter (line 1)" "$tool" explain "$dir/explain.routes" /users/7 -X GET
 printf 'GET /o(/:a)(/:b)\nGET /o/:x(\\d+)\n' > "$dir/forms.routes"

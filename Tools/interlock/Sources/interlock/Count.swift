@@ -31,7 +31,7 @@ struct Count: ParsableCommand {
     var top = 20
 
     func run() throws {
-        let (router, _) = try file.router()
+        let router = try file.router().router
         guard let input = log == "-" ? fdopen(0, "r") : fopen(log, "r") else {
             printError("interlock: cannot read \(log)")
             throw ExitCode(2)

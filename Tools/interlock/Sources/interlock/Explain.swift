@@ -20,9 +20,8 @@ struct Explain: ParsableCommand {
     var json = false
 
     func run() throws {
-        let (router, ids) = try file.router()
+        let (router, ids, text) = try file.router()
         // The route file's lines, for naming routes the way their author sees them.
-        let text = try readFile(file.routes)
         let lines = Dictionary(uniqueKeysWithValues: zip(ids, (try? RouteFile.parse(text).map(\.line)) ?? []))
         let explanation: MatchExplanation
         do {

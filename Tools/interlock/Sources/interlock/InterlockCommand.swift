@@ -39,13 +39,14 @@ struct RouteFileOptions: ParsableArguments {
         return o
     }
 
-    /// The router with the file's routes, or the file's first problem printed as file:line:column
-    /// (exit 1), or a file that cannot be read (exit 2).
-    func router() throws -> (Router, [RouteID]) {
+    /// The router with the file's routes, their ids and the text they were read from (read once:
+    /// a pipe or a file being rewritten gives no second reading), or the file's first problem
+    /// printed as file:line:column (exit 1), or a file that cannot be read (exit 2).
+    func router() throws -> (router: Router, ids: [RouteID], text: String) {
         let text = try readFile(routes)
         let router = Router(options: options)
         do {
-            return (router, try router.load(text))
+            return (router, try router.load(text), text)
         } catch {
             printError(located(routes, error.message))
             throw ExitCode(1)

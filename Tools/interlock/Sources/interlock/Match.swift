@@ -24,7 +24,7 @@ struct Match: ParsableCommand {
     var uris: [String] = []
 
     func run() throws {
-        let (router, _) = try file.router()
+        let router = try file.router().router
         // A malformed method is the command's problem, not each URI's: said once, before any.
         do {
             _ = try router.match("/", method: method)

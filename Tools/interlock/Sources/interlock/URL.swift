@@ -17,7 +17,7 @@ struct URL: ParsableCommand {
     var parameters: [String] = []
 
     func run() throws {
-        let (router, _) = try file.router()
+        let router = try file.router().router
         var values: [String: String] = [:]
         for p in parameters {
             guard let eq = p.firstIndex(of: "="), eq != p.startIndex else {

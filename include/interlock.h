@@ -91,8 +91,8 @@ int ilk_version_number(void);
 #define ILK_STOPPED             3  /**< Resolve: a filter stopped the request. */
 #define ILK_GUARDED             4  /**< Resolve: the route's guard refused (the link is now pending). */
 #define ILK_ABORTED             5  /**< Resolve: an interceptor aborted; see ilk_result_error(). */
-#define ILK_REDIRECT_LOOP       6  /**< Resolve: more redirects than the router's limit (8). */
-#define ILK_RETRY_LIMIT         7  /**< Resolve: more retries than the router's limit (3). */
+#define ILK_REDIRECT_LOOP       6  /**< Resolve: more redirects than the router's limit. */
+#define ILK_RETRY_LIMIT         7  /**< Resolve: more retries than the router's limit. */
 #define ILK_REDIRECTED          8  /**< From ilk_filter_chain_next: a later filter redirected. */
 #define ILK_RETRYING            9  /**< From ilk_filter_chain_next: a response interceptor asked for a retry. */
 
@@ -312,7 +312,15 @@ int ilk_router_set_guard(ilk_router *router, uint32_t route_id, ilk_guard_fn gua
  */
 int ilk_router_add_interceptor(ilk_router *router, const ilk_interceptor *interceptor, uint32_t route_id);
 
-/** Sets how many redirects (8 unless set) and retries (3 unless set) one resolve may take. */
+/** The redirects one resolve may take on a router whose limits were not set. */
+#define ILK_DEFAULT_REDIRECT_LIMIT 8
+/** The retries one resolve may take on a router whose limits were not set. */
+#define ILK_DEFAULT_RETRY_LIMIT 3
+
+/**
+ * Sets how many redirects (ILK_DEFAULT_REDIRECT_LIMIT unless set) and retries
+ * (ILK_DEFAULT_RETRY_LIMIT unless set) one resolve may take. ILK_OK or ILK_EINVAL.
+ */
 int ilk_router_set_limits(ilk_router *router, unsigned redirect_limit, unsigned retry_limit);
 
 /**

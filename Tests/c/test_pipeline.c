@@ -261,7 +261,7 @@ static void test_filters(void) {
   ilk_router_add_route(r, "/b", NULL, NULL, NULL, NULL);
   ilk_router_add_filter(r, "pingpong", filter_pingpong, NULL, NULL);
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_REDIRECT_LOOP);
-  CHECK_EQ_INT(ilk_result_redirect_count(res), 8);
+  CHECK_EQ_INT(ilk_result_redirect_count(res), ILK_DEFAULT_REDIRECT_LIMIT);
   ilk_result_free(res);
   CHECK_EQ_INT(ilk_router_set_limits(r, 1, 3), ILK_OK);
   CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_REDIRECT_LOOP);
@@ -352,7 +352,12 @@ static int replay_429(ilk_request *req, ilk_response *res, void *userdata) {
   ilk_request_set_state(req, "com.example.replay429.count", buf);
   return ILK_RETRY;
 }
-static int res_retry(ilk_request *req, ilk_response *res, void *userdata) { (void)req; (void)res; (void)userdata; return ILK_RETRY; }
+static int retries_asked;
+static int res_retry(ilk_request *req, ilk_response *res, void *userdata) {
+  (void)req; (void)res; (void)userdata;
+  retries_asked++;
+  return ILK_RETRY;
+}
 static int res_fail(ilk_request *req, ilk_response *res, void *userdata) {
   (void)req; (void)userdata; ilk_response_set_error(res, "interceptor failed"); return -1;
 }
@@ -400,7 +405,9 @@ static void test_abort_and_retry(void) {
   ilk_router_free(r);
 
   ilk_interceptor_new_response(&i, "again", res_retry, NULL, NULL);
+  retries_asked = 0;
   CHECK_EQ_INT(resolve_with_interceptor(i, error, sizeof error), ILK_RETRY_LIMIT);
+  CHECK_EQ_INT(retries_asked, ILK_DEFAULT_RETRY_LIMIT + 1);   /* the retries allowed, then the one refused */
   ilk_interceptor_free(i);
 
   ilk_router_new(&r, 0);

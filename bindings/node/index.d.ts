@@ -211,7 +211,7 @@ export class MethodNotAllowedError extends InterlockError {
   allowed: string[];
 }
 
-/** The header's constants (codes, verbs, flags, version), from interlock.h through the addon. */
+/** The header's constants (codes, verbs, flags, default limits, version), from interlock.h through the addon. */
 export const constants: Readonly<Record<string, number> & { ILK_VERSION: string }>;
 /** The library's version (ilk_version()). */
 export const version: string;

@@ -219,7 +219,7 @@ static napi_value construct(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, "ERR_CONSTRUCT_CALL_REQUIRED", "Router must be called with new");
     return NULL;
   }
-  uint32_t flags = 0, redirects = 8, retries = 3, match_limit = 0;
+  uint32_t flags = 0, redirects = ILK_DEFAULT_REDIRECT_LIMIT, retries = ILK_DEFAULT_RETRY_LIMIT, match_limit = 0;
   int limits = 0, has_match_limit = 0;
   if (argc >= 1 && !is_nullish(env, argv[0])) {
     napi_valuetype t;

@@ -281,8 +281,9 @@ class Router(_Changes, _RouteFiles, _door.RouterBase):
         finally:
             lib.ilk_interceptor_free(handle)
 
-    def set_limits(self, redirects: int = 8, retries: int = 3) -> None:
-        """How many redirects and retries one resolve may take (each 0...4294967295)."""
+    def set_limits(self, redirects: int = n.DEFAULT_REDIRECT_LIMIT, retries: int = n.DEFAULT_RETRY_LIMIT) -> None:
+        """How many redirects and retries one resolve may take (each 0...4294967295; unless set,
+        the header's ILK_DEFAULT_REDIRECT_LIMIT and ILK_DEFAULT_RETRY_LIMIT)."""
         _check(lib.ilk_router_set_limits(self._h, _int_arg(redirects, "redirects", UINT),
                                          _int_arg(retries, "retries", UINT)))
 

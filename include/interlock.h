@@ -643,8 +643,10 @@ int ilk_filter_chain_next(ilk_filter_chain *chain, ilk_request *request);
 
 /** After ilk_filter_chain_next: the response the rest of the chain produced, which the filter may
  *  change before it passes the outcome on (returns it, or ILK_CONTINUE). Before it: an empty
- *  response that a filter returning ILK_STOP answers with (the result's response). Owned by the
- *  chain, valid during the filter's call; NULL for a NULL chain or one not in use. */
+ *  response that a filter returning ILK_STOP answers with (the result's response). One pointer for
+ *  the whole call: taken before next, it holds the rest's response after it (what was written to
+ *  it before is dropped). Owned by the chain, valid during the filter's call; NULL for a NULL chain
+ *  or one not in use. */
 ilk_response *ilk_filter_chain_response(ilk_filter_chain *chain);
 
 /** Sets the redirect target (copied) for a filter that returns ILK_REDIRECT. ILK_OK or ILK_EINVAL. */

@@ -94,16 +94,17 @@ private func addRoute(
     var owner: Userdata? = nil
     do {
         guard let pattern = try text(pattern, "pattern", code: .pattern) else { return invalid("pattern is NULL") }
-        let id = try r.router.addRoute(pattern, name: text(name, "route name"))
+        let name = try text(name, "route name")
         owner = freeFn.map { Userdata(userdata, free: $0) }
-        if let destination {
-            try r.router.setDestination(CCallback(function: destination, userdata: userdata, owner: owner).destination, for: id)
-        }
+        // With its destination in one change: a resolve never finds the route without it.
+        let id = try r.router.addRoute(pattern, name: name,
+                                       destination: destination.map { CCallback(function: $0, userdata: userdata, owner: owner).destination },
+                                       routeGuard: nil)
         if let owner { r.owned.withLock { $0[id, default: RouteOwned()].destination = owner } }
         routeID?.pointee = id
         return ILK_OK
     } catch {
-        owner?.abandon()        // the route was removed meanwhile: the userdata stays the caller's
+        owner?.abandon()        // no route took it: the userdata stays the caller's
         return fail(error)
     }
 }

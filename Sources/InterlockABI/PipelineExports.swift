@@ -146,8 +146,10 @@ private func next(_ ch: ChainHandle, _ req: RequestHandle) -> Int32 {
     do {
         let d = try req.withRequest { (request) throws(CallbackError) in try FilterChain.next(through: chain, request) }
         let rc = status(of: d.outcome)
+        // A response handle the filter holds from before stays valid: it is now the rest's
+        // response (what was written to it for a stop is dropped).
+        if let response = ch.response { response.response = d.response }
         ch.downstream = consume d
-        if ch.response != nil { ch.response = nil }
         return rc
     } catch {
         if ch.error == nil { ch.error = error }

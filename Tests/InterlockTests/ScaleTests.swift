@@ -165,7 +165,7 @@ struct StaticPathTests {
     }
 
     /// Paths that differ only in their middle (numbered pages) have hashes of their own: the hash
-    /// once read only the first and last eight bytes, so a hundred of these paths shared each
+    /// once read only the first and last eight bytes, so all of these paths shared one
     /// hash, and a lookup compared its path with all of them.
     @Test(arguments: [false, true])
     func pathsDifferingInTheMiddleHaveHashesOfTheirOwn(fold: Bool) {

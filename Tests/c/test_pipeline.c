@@ -1057,6 +1057,27 @@ static int filter_deny(ilk_request *req, ilk_filter_chain *chain, void *userdata
   return ILK_STOP;
 }
 
+/* Takes the chain's response before next (writing a header a stop would answer with), then sets
+ * the status after next through the same pointer: it is now the rest's response. */
+static int filter_response_across_next(ilk_request *req, ilk_filter_chain *chain, void *userdata) {
+  (void)userdata;
+  ilk_response *res = ilk_filter_chain_response(chain);
+  ilk_response_add_header(res, "X-Dropped", "1");
+  int rc = ilk_filter_chain_next(chain, req);
+  if (ilk_filter_chain_response(chain) != res) return -1;
+  ilk_response_set_status(res, 203);
+  return rc;
+}
+static void test_filter_response_across_next(void) {
+  ilk_router *r = router_with_filter("across", filter_response_across_next, NULL);
+  ilk_result *res;
+  CHECK_EQ_INT(resolve(r, NULL, "/a", &res), ILK_OK);
+  CHECK_EQ_INT(ilk_result_response_status(res), 203);
+  CHECK_EQ_INT((int)ilk_result_header_count(res), 0);
+  ilk_result_free(res);
+  ilk_router_free(r);
+}
+
 /* A filter that stops answers with the response it wrote; a stop that wrote none is an empty 200,
  * and no destination runs either way. */
 static void test_filter_stops_with_a_response(void) {
@@ -1103,5 +1124,6 @@ int main(void) {
   test_parameters_read_in_any_order();
   test_answer_responses();
   test_filter_stops_with_a_response();
+  test_filter_response_across_next();
   return check_summary("test_pipeline");
 }

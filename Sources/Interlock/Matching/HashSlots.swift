@@ -2,7 +2,7 @@
 // (`StaticBucket`), a dispatch node's literal buckets (`LiteralTable`) and a walk unit's nodes
 // (`WalkUnit`). Each lays its slots out for what its lookup reads (a slot with the key's hash and
 // head inline, one with an entry's offset, or a bare edge number), and each hashes what it is
-// given (a whole path in constant time, a segment's every byte, or a segment's length and ends
+// given (a whole path, a word at a time, a segment's every byte, or a segment's length and ends
 // for a node's few children); all three place and probe slots by this rule.
 
 /// Slots in a power-of-two array at most half full; a key starts at its home slot and takes the

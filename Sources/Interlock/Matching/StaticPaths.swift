@@ -6,7 +6,7 @@
 
 /// A hash of a whole path: its length, its first and last eight bytes, and every eight bytes
 /// between. Every byte counts: tables of numbered pages (`/docs/p00017/index`) differ only in the
-/// middle, and a hash of the ends alone gave a hundred of their paths one hash, each lookup
+/// middle, and a hash of the ends alone gave thousands of their paths one hash, each lookup
 /// comparing its path with all of them. With `fold`, bytes are OR-ed with 0x20 (a superset of
 /// ASCII case folding: fine for a hash, and the comparison that follows is exact).
 @inline(__always) func pathHash(_ p: UnsafePointer<UInt8>, _ n: Int, fold: Bool) -> UInt64 {

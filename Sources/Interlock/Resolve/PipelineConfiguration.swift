@@ -151,10 +151,7 @@ extension Router {
     @discardableResult
     public func addRoute(_ pattern: String, name: String? = nil, guard routeGuard: Guard? = nil,
                          destination: @escaping Destination) throws(InterlockError) -> RouteID {
-        let id = try addRoute(pattern, name: name)
-        try setDestination(destination, for: id)
-        if let routeGuard { try setGuard(routeGuard, for: id) }
-        return id
+        try addRoute(pattern, name: name, destination: destination, routeGuard: routeGuard)
     }
 
     /// Sets (or replaces) the destination of route `id`. Throws `.unknownRoute` for an id no

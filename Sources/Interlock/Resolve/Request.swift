@@ -426,8 +426,9 @@ public struct Resolution: Sendable {
     public var request: Request
     /// The response: the destination's; 404 when nothing matched and no default destination
     /// ran; 405 with an `Allow` header when the path matched under other methods only; the
-    /// last attempt's after too many retries; empty (200) after a stop, a guard's refusal, an
-    /// abort, a redirect loop or an error.
+    /// last attempt's after too many retries; after a stop, the one the filter answered with
+    /// (``FilterResult/respond(_:)``), else empty (200); empty (200) after a guard's refusal,
+    /// an abort, a redirect loop or an error.
     public var response: Response
     /// The URIs redirected to, in order.
     public var redirects: [String] = []

@@ -12,9 +12,7 @@ extension Router {
     /// - Throws: ``InterlockError``, as ``addRoute(_:name:)`` throws.
     @discardableResult
     public func addRoute(_ pattern: String, name: String? = nil, destination: @escaping Destination) throws(InterlockError) -> RouteID {
-        let id = try addRoute(pattern, name: name)
-        try setDestination(destination, for: id)
-        return id
+        try addRoute(pattern, name: name, destination: destination, routeGuard: nil)
     }
 
 }

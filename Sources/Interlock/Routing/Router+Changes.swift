@@ -122,10 +122,12 @@ extension Router.State {
         let fresh: Bool
     }
 
-    /// Adds a route for `parsed` (the caller publishes the change: it bumps the generation).
+    /// Adds a route for `parsed`, with its data, destination and guard (the caller publishes the
+    /// change: it bumps the generation).
     /// - Throws: `.conflict` for a name already used or a route of the same shape, `.limit` when
     ///   the router holds ``maximumRoutes`` routes.
-    mutating func add(_ parsed: RoutePattern, name: String?, data: RouteData? = nil) throws(InterlockError) -> Added {
+    mutating func add(_ parsed: RoutePattern, name: String?, data: RouteData? = nil,
+                      destination: Destination? = nil, routeGuard: Guard? = nil) throws(InterlockError) -> Added {
         if let name, let other = routesByName[name] {
             throw InterlockError(.conflict, "route name '\(name)' is already used by '\(other.pattern.source)' (route \(other.id))")
         }
@@ -142,7 +144,8 @@ extension Router.State {
         added += 1
         tree.insert(route, variants: parsed.variants)
         slots.take(route, fresh: fresh)
-        let parts = fresh && data == nil ? RouteParts.empty : RouteParts(data: data, revision: revision)
+        let parts = fresh && data == nil && destination == nil && routeGuard == nil
+            ? RouteParts.empty : RouteParts(destination: destination, routeGuard: routeGuard, data: data, revision: revision)
         if fresh { pipeline.routes.append(parts) } else { pipeline.routes[slot] = parts }
         if let name { routesByName[name] = route }
         return Added(route: route, pattern: parsed, slot: slot, fresh: fresh)

@@ -119,10 +119,24 @@ public final class Router: @unchecked Sendable {
     ///   ``maximumPatternSegments``, ``maximumOriginLength``, ``maximumRoutes``).
     @discardableResult
     public func addRoute(_ pattern: String, name: String? = nil) throws(InterlockError) -> RouteID {
+        try addRoute(pattern, name: name, destination: nil, routeGuard: nil)
+    }
+
+    /// Adds a route with its destination and guard in one change: no resolve finds the route
+    /// without them (set afterwards, a resolve in between answered an empty 200).
+    ///
+    /// - Parameters:
+    ///   - pattern: The route pattern, as for ``addRoute(_:name:)``.
+    ///   - name: The route's name, as for ``addRoute(_:name:)``; nil for none.
+    ///   - destination: What runs when a resolve picks the route; nil for none.
+    ///   - routeGuard: What runs before the destination; nil for none.
+    /// - Returns: The route's id.
+    /// - Throws: ``InterlockError``, as ``addRoute(_:name:)`` throws.
+    package func addRoute(_ pattern: String, name: String?, destination: Destination?, routeGuard: Guard?) throws(InterlockError) -> RouteID {
         let parsed = try PatternParser.parse(pattern, strictSlash: options.contains(.strictSlash))
         if let name, name.isEmpty { throw InterlockError(.invalidArgument, "route name is empty") }
         return try treeLock.withLock { (_: inout Void) throws(InterlockError) -> RouteID in try state.withLock { (s: inout State) throws(InterlockError) -> RouteID in
-            let added = try s.add(parsed, name: name)
+            let added = try s.add(parsed, name: name, destination: destination, routeGuard: routeGuard)
             WrittenGeneration.note(generation.add(1, ordering: .releasing).newValue)
             return added.route.id
         } }

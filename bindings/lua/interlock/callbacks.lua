@@ -81,12 +81,17 @@ local function run_filter(request, chain, userdata)
   local req, lent = request_of(request, router), setmetatable({ _p = chain }, Chain)
   local ok, value = pcall(fn, req, lent)
   if ok and type(value) == "string" then
-    C.ilk_response_set_body(C.ilk_filter_chain_response(chain), value, #value)
-    value = STOP
+    if lent._called then
+      ok, value = false, "interlock: a filter that called chain:next returned a string: return what next gave, "
+        .. "or nothing, and change chain:response() to change the body"
+    else
+      C.ilk_response_set_body(C.ilk_filter_chain_response(chain), value, #value)
+      value = STOP
+    end
   elseif ok then
     ok, value = pcall(verb, value, "filter", ", a string (a stop's body)")
   end
-  release(req, lent)
+  release(req, lent, lent._res)
   if not ok then return failed(value, C.ilk_request_set_error, request) end
   return value
 end

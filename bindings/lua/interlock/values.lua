@@ -28,7 +28,7 @@ end
 
 local function live(self)
   local p = self._p
-  if p == nil then error("interlock: this request is used after its callback returned", 3) end
+  if p == nil then error("interlock: a callback's request, response or chain is used after its callback returned", 3) end
   return p
 end
 
@@ -151,6 +151,7 @@ Chain.__index = Chain
 -- Never JIT-compiled: the library calls back into Lua from here.
 local function chain_next(self, request)
   local rc = C.ilk_filter_chain_next(live(self), live(request))
+  self._called = true
   return status_name[rc] or rc, rc
 end
 jit.off(chain_next)
@@ -158,9 +159,14 @@ Chain.next = chain_next
 
 --- After next, the response the rest of the chain produced, which the filter may change; before
 -- it, the response a filter that stops answers with (a 401, a cached page), empty until written.
+-- One object for the filter's call, before next and after it; stale once the filter returns.
 function Chain:response()
-  local p = C.ilk_filter_chain_response(live(self))
-  return p ~= nil and response_of(p) or nil
+  local chain = live(self)
+  if self._res then return self._res end
+  local p = C.ilk_filter_chain_response(chain)
+  if p == nil then return nil end
+  self._res = response_of(p)
+  return self._res
 end
 --- `return chain:redirect(uri)`: the whole pipeline again for `uri`.
 function Chain:redirect(uri)

@@ -151,6 +151,28 @@ return {
     attempts = -10
     check.eq(assert(r:resolve("/flaky")).status, "RETRY_LIMIT", "past the retry limit")
   end },
+  { "a filter's chain:response() is one object for its call, before next and after, and stale after it", function()
+    local r = assert(interlock.new())
+    assert(r:add_route("/a", function() return "a" end))
+    local kept
+    assert(r:add_filter(function(req, chain)
+      kept = chain:response()
+      kept:add_header("X-Dropped", "1")     -- for a stop; next drops it
+      chain:next(req)
+      check.eq(chain:response(), kept, "the same object after next")
+      kept:set_status(203)
+    end, "late"))
+    local result = assert(r:resolve("/a"))
+    check.same({ result.status, result.response_status, result.body, result.headers },
+      { "OK", 203, "a", {} }, "written after next through the object taken before it")
+    check.raises(function() kept:set_status(500) end, "used after its callback returned")
+  end },
+  { "a filter that called next and returns a string: the library says what to do instead", function()
+    local r = assert(interlock.new())
+    assert(r:add_route("/a", function() return "a" end))
+    assert(r:add_filter(function(req, chain) chain:next(req); return "replaced" end, "late"))
+    check.raises(function() r:resolve("/a") end, "a filter that called chain:next returned a string")
+  end },
   { "a Lua error in a callback is raised by resolve, and the router goes on", function()
     local r = assert(interlock.new())
     assert(r:add_route("/boom", function() error("kaboom") end))

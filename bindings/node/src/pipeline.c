@@ -281,6 +281,10 @@ static int filter_trampoline(ilk_request *request, ilk_filter_chain *chain, void
     /* A stop, answering with what it returned, read as a destination's (undefined: 200, empty). */
     rc = write_returned(c.env, ilk_filter_chain_response(chain), returned, "a stopping filter's return value")
            ? ILK_STOP : failed(c.env, request, NULL);
+  } else if (t != napi_undefined && t != napi_null && t != napi_object) {
+    /* After next() a status or a body would have changed nothing: said, not dropped. */
+    throw_type(c.env, "a filter's return value after next()", "undefined or a response object", returned);
+    rc = failed(c.env, request, NULL);
   } else {
     /* The response the filter returned, or the one next() gave, as the filter left it. */
     napi_value response = returned;

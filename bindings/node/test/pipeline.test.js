@@ -62,6 +62,24 @@ test('filters continue, stop and redirect, in order, and see what the stages aft
   assert.deepEqual(trace, ['match:/users/1?stop=1:user', 'filter:legacy:continue', 'filter:gate:stop']);
 });
 
+test('a filter that called next() and returns a status or a body is a TypeError, not a change dropped', () => {
+  const router = new Router();
+  router.addRoute('/a', () => 'a');
+  router.addFilter((req, next) => {
+    const response = next(req);
+    switch (req.query.answer) {
+      case 'status': return 401;
+      case 'text': return 'replaced';
+      case 'response': response.status = 203; return response;
+      default: return undefined;
+    }
+  }, { name: 'late' });
+  assert.throws(() => router.resolve('/a?answer=status'), { name: 'TypeError', message: /a filter's return value after next\(\) must be undefined or a response object/ });
+  assert.throws(() => router.resolve('/a?answer=text'), { name: 'TypeError' });
+  assert.equal(router.resolve('/a?answer=response').response.status, 203);
+  assert.equal(router.resolve('/a').response.text, 'a');
+});
+
 test('a filter that stops answers with what it returned, read as a destination\'s', () => {
   const router = new Router();
   const ran = [];

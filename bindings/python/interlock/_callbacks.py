@@ -198,6 +198,9 @@ def _filter(router: "Router", fn: Callable[[Request, Callable[[Request], Respons
             if not called:      # a stop, answering with what it returned (None: an empty response)
                 _answer(lib.ilk_filter_chain_response(chain), returned, "a filter that stops")
                 return n.STOP
+            if returned is not None and not isinstance(returned, Response):
+                # After next() a status or a body would change nothing: said, not dropped.
+                raise TypeError(f"a filter that called next() returns None or a Response, not {type(returned).__name__}")
             if isinstance(returned, Response) and not _unchanged(returned, called[-1]):
                 _write_response(lib.ilk_filter_chain_response(chain), returned)
             return n.CONTINUE

@@ -569,3 +569,16 @@ def test_a_filter_that_stops_returning_another_type_is_a_type_error():
     router.add_filter(lambda request, next: 1.5)
     with pytest.raises(TypeError, match="a filter that stops returns None, an int, str, bytes or Response, not float"):
         router.resolve("/a")
+
+
+@pytest.mark.parametrize("returned", [401, "replaced", b"replaced"])
+def test_a_filter_that_called_next_and_returns_a_status_or_body_is_a_type_error(returned):
+    router = interlock.Router()
+    router.add_route("/a", lambda request: "a")
+    router.add_filter(lambda request, next: (next(request), returned)[1])
+    with pytest.raises(TypeError, match=f"a filter that called next\\(\\) returns None or a Response, not {type(returned).__name__}"):
+        router.resolve("/a")
+    router2 = interlock.Router()
+    router2.add_route("/a", lambda request: "a")
+    router2.add_filter(lambda request, next: next(request))
+    assert router2.resolve("/a").response.body == b"a"

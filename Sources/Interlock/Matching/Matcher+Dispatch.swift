@@ -7,7 +7,7 @@ extension Matcher {
         if let u = rootUnit {
             result = Result { () throws(InterlockError) in try run(u, at: 0) }
         } else if let u = rootWalk {
-            result = .success(walk(u, at: 0))
+            result = rootWalkBranches ? Result { () throws(InterlockError) in try walkBranches(u, at: 0) } : .success(walk(u, at: 0))
         } else if let d = rootDispatch {
             d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
         }
@@ -62,6 +62,9 @@ extension Matcher {
         case .walk(let u):
             u.prefetch()
             return walk(u, at: literalMatched ? segmentEnd : p)
+        case .walkBranches(let u):
+            u.prefetch()
+            return try walkBranches(u, at: literalMatched ? segmentEnd : p)
         case .dispatch(let d):
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {

@@ -35,7 +35,7 @@ extension Matcher {
         tableRoot = table.root
         switch table.root {
         case .unit(let u): rootUnit = UnitRef(u); rootDispatch = nil; rootWalk = nil
-        case .walk(let u): rootWalk = u.table; rootUnit = nil; rootDispatch = nil
+        case .walk(let u): rootWalk = u.table; rootWalkBranches = u.branching; rootUnit = nil; rootDispatch = nil
         case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil; rootWalk = nil
         }
         staticPaths = table.staticPaths

@@ -72,6 +72,8 @@ public final class Matcher {
     let choiceNode: UnsafeMutablePointer<Int>
     let choiceAt: UnsafeMutablePointer<Int>
     let choiceSpans: UnsafeMutablePointer<Int>
+    /// A walk with branches' choice points also note the next alternative to try (see `walkBranches`).
+    let choiceNext: UnsafeMutablePointer<Int>
 
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
@@ -94,6 +96,11 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var rootWalk: WalkTable? = nil
+    /// Whether the root walk has branches (`walkBranches`).
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
+    var rootWalkBranches = false
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
     #endif
@@ -238,6 +245,7 @@ public final class Matcher {
         choiceNode = .allocate(capacity: segments)
         choiceAt = .allocate(capacity: segments)
         choiceSpans = .allocate(capacity: segments)
+        choiceNext = .allocate(capacity: segments)
         allowedRoutes.reserveCapacity(64)
         pcre2_set_callout_8(matchContext, matcherCallout, Unmanaged.passUnretained(self).toOpaque())
     }
@@ -254,7 +262,7 @@ public final class Matcher {
         pcre2_match_data_free_8(constraintData)
         spanStart.deallocate(); spanEnd.deallocate()
         valueStart.deallocate(); valueLength.deallocate()
-        choiceNode.deallocate(); choiceAt.deallocate(); choiceSpans.deallocate()
+        choiceNode.deallocate(); choiceAt.deallocate(); choiceSpans.deallocate(); choiceNext.deallocate()
     }
 
     private static func subjectBytes(_ uriBytes: Int) -> Int {

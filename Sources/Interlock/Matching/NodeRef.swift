@@ -3,6 +3,8 @@
 enum NodeRef {
     case unit(UnitRef)
     case walk(WalkTable)
+    /// A walk unit with branches (`Matcher.walkBranches`).
+    case walkBranches(WalkTable)
     case dispatch(Unmanaged<Dispatch>)
 }
 
@@ -29,7 +31,7 @@ extension CompiledNode {
     var ref: NodeRef {
         switch self {
         case .unit(let u): return .unit(UnitRef(u))
-        case .walk(let u): return .walk(u.table)
+        case .walk(let u): return u.branching ? .walkBranches(u.table) : .walk(u.table)
         case .dispatch(let d): return .dispatch(.passUnretained(d))
         }
     }

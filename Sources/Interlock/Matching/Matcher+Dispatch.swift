@@ -58,12 +58,12 @@ extension Matcher {
     @inline(__always) private func enter(_ child: NodeRef, at p: Int, segmentEnd: Int, literalMatched: Bool = false) throws(InterlockError) -> Bool {
         switch child {
         case .unit(let u):
-            return try run(u, at: p)
+            return try run(u._withUnsafeGuaranteedRef { UnitRef($0) }, at: p)
         case .walk(let u):
             u.prefetch()
             return walk(u, at: literalMatched ? segmentEnd : p)
         case .walkBranches(let u):
-            u.prefetch()
+            u.prefetchAhead()
             return try walkBranches(u, at: literalMatched ? segmentEnd : p)
         case .dispatch(let d):
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in

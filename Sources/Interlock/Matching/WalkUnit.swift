@@ -163,6 +163,17 @@ struct WalkTable {
     var constraints: UnsafePointer<ConstraintRef> { array(header.constraints, ConstraintRef.self) }
     var mixed: UnsafePointer<Unmanaged<MixedSegment>> { array(header.mixed, Unmanaged<MixedSegment>.self) }
 
+    /// Asks for the first lines of a block before its header is read: a walk with branches
+    /// entered from a dispatch node's hash slot finds its block cold, and its header's miss then
+    /// overlaps those of the lines after it (a prefetch past the block's end is harmless).
+    @inline(__always) func prefetchAhead() {
+        interlock_prefetch(base + 64)
+        interlock_prefetch(base + 128)
+        interlock_prefetch(base + 192)
+        interlock_prefetch(base + 256)
+        prefetch()
+    }
+
     /// Asks for every cache line of a small block at once. A walk entered from a dispatch node's
     /// hash slot (a table too large for one unit) finds its block cold, and would otherwise wait
     /// for its lines one after another (header, node, edge, key, node, ..., record), each a miss

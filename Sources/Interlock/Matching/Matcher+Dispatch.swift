@@ -7,9 +7,11 @@ extension Matcher {
         if let u = rootUnit {
             result = Result { () throws(InterlockError) in try run(u, at: 0) }
         } else if let u = rootWalk {
-            result = rootWalkBranches ? Result { () throws(InterlockError) in try walkBranches(u, at: 0) } : .success(walk(u, at: 0))
+            result = .success(walk(u, at: 0))
         } else if let d = rootDispatch {
             d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
+        } else if let u = rootWalkBranches {
+            result = Result { () throws(InterlockError) in try walkBranches(u, at: 0) }
         }
         return try result.get()
     }

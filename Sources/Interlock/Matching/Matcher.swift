@@ -72,8 +72,6 @@ public final class Matcher {
     let choiceNode: UnsafeMutablePointer<Int>
     let choiceAt: UnsafeMutablePointer<Int>
     let choiceSpans: UnsafeMutablePointer<Int>
-    /// A walk with branches' choice points also note the next alternative to try (see `walkBranches`).
-    let choiceNext: UnsafeMutablePointer<Int>
 
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
@@ -96,11 +94,6 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var rootWalk: WalkTable? = nil
-    /// Whether the root walk has branches (`walkBranches`).
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var rootWalkBranches = false
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
     #endif
@@ -213,6 +206,15 @@ public final class Matcher {
     var stoppedConstraint: (Unmanaged<Constraint>, Int32)? = nil
     /// The match limit the contexts have (see `CompiledTable.matchLimit`).
     var appliedMatchLimit: UInt32
+    // Last, so that the fields before keep the offsets the plain lookup path was tuned with.
+    /// The root as a walk with branches (`walkBranches`), tried after the others: a plain walk's
+    /// lookup (`rootWalk`) pays nothing for it.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
+    var rootWalkBranches: WalkTable? = nil
+    /// A walk with branches' choice points also note the next alternative to try (see `walkBranches`).
+    let choiceNext: UnsafeMutablePointer<Int>
 
     /// Creates a matcher. `preallocate` sizes its buffers for the longest URI up front, so that no
     /// lookup ever allocates; otherwise they grow on demand.

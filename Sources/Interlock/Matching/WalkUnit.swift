@@ -45,8 +45,9 @@ final class WalkUnit: @unchecked Sendable {
 
     /// The one allocation the header and arrays live in (plain values: nothing to deinitialize).
     private let block: UnsafeMutableRawPointer
-    /// Owns what the records point to.
-    let leaves: [Leaf]
+    /// How many records the block holds: each keeps its route and parameter names retained (one
+    /// array a unit fewer than holding the leaves), released when the unit goes.
+    private let leafCount: Int
     /// Own what the block's constraint and mixed-segment references point to.
     let constraints: [Constraint]
     let mixed: [MixedSegment]
@@ -81,7 +82,7 @@ final class WalkUnit: @unchecked Sendable {
     // What throws (constraints, mixed segments) is done above, in the layout, before the object
     // is allocated (see `Unit`).
     private init(_ layout: WalkLayout) {
-        leaves = layout.leaves
+        leafCount = layout.leaves.count
         constraints = layout.constraints
         mixed = layout.mixed
         branching = layout.branching
@@ -119,6 +120,10 @@ final class WalkUnit: @unchecked Sendable {
         next(Edge.self, 3).initialize(from: edgeList, count: edgeList.count)
         next(UInt8.self, 4).initialize(from: keys, count: keys.count)
         LeafRecord.initialize(next(LeafRecord.self, 5), leafList)
+        for leaf in leafList {
+            _ = Unmanaged.passRetained(leaf.route)
+            _ = Unmanaged.passRetained(leaf.names)
+        }
         next(BranchRange.self, 6).initialize(from: layout.nodeBranches, count: layout.nodeBranches.count)
         next(Branch.self, 7).initialize(from: layout.branches, count: layout.branches.count)
         next(Origin.self, 8).initialize(from: layout.origins, count: layout.origins.count)
@@ -139,7 +144,14 @@ final class WalkUnit: @unchecked Sendable {
         return (length &* 0x9E37 ^ first &* 0x3B ^ last &* 0x1F1) & 0x7FFF_FFFF
     }
 
-    deinit { block.deallocate() }
+    deinit {
+        let records = table.records
+        for i in 0..<leafCount {
+            records[i].route.release()
+            records[i].names.release()
+        }
+        block.deallocate()
+    }
 }
 
 /// A walk unit as the lookup path reads it: its block, whose header says where each array lies.

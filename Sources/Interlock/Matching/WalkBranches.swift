@@ -64,24 +64,34 @@ struct WalkLayout {
         self.caseInsensitive = caseInsensitive
         let branching = !WalkUnit.isPlain(root)
         self.branching = branching
-        // Breadth-first numbering, children in precedence order.
+        // Breadth-first numbering, children in precedence order (literals first): node `i`'s
+        // children are numbered from `firstChild[i]` on, in the order of `children[i]`.
         var order: [TreeNode] = [root]
-        var index = 0
-        while index < order.count {
-            let n = order[index]
-            if branching { order += n.childrenInOrder } else {
-                order += n.literalOrder
-                if let p = n.parameterChild { order.append(p) }
-            }
-            index += 1
-        }
+        var children: [[TreeNode]] = []
+        var firstChild: [Int32] = []
         let above: Int32
         switch root.entry {
         case .root, .literal: above = 0
         default: above = 1
         }
-        var numberOf: [ObjectIdentifier: Int32] = [:]
-        for (i, n) in order.enumerated() { numberOf[ObjectIdentifier(n)] = Int32(i) + above }
+        var index = 0
+        while index < order.count {
+            let n = order[index]
+            var kids = n.literalOrder
+            if branching {
+                kids += n.mixedChildren
+                kids += n.constrainedChildren
+                if let p = n.parameterChild { kids.append(p) }
+                kids += n.prefixedCatchAlls
+                if let c = n.catchAllChild { kids.append(c) }
+            } else if let p = n.parameterChild {
+                kids.append(p)
+            }
+            firstChild.append(Int32(order.count) + above)
+            order += kids
+            children.append(kids)
+            index += 1
+        }
 
         if above == 1 {
             // The node above the root: its only child is the root, by the root's own segment.
@@ -91,22 +101,22 @@ struct WalkLayout {
             }
             add(literals: [], parameter: branching ? -1 : 1, leaves: [])
         }
-        for n in order {
-            let literals = n.literalOrder.compactMap { child -> (key: [UInt8], target: Int32)? in
-                guard case .literal(let b) = child.entry, let target = numberOf[ObjectIdentifier(child)] else { return nil }
-                return (b, target)
+        for (i, n) in order.enumerated() {
+            var literals: [(key: [UInt8], target: Int32)] = []
+            let first = Int32(branches.count)
+            var parameter: Int32 = -1
+            for (k, child) in children[i].enumerated() {
+                let target = firstChild[i] + Int32(k)
+                switch child.entry {
+                case .literal(let b): literals.append((b, target))
+                case .parameter where !branching: parameter = target
+                default: branches.append(try branch(child, target: target, caseInsensitive: caseInsensitive, cache: cache))
+                }
             }
             if branching {
-                let first = Int32(branches.count)
-                for child in n.childrenInOrder {
-                    if case .literal = child.entry { continue }
-                    guard let target = numberOf[ObjectIdentifier(child)] else { continue }
-                    branches.append(try branch(child, target: target, caseInsensitive: caseInsensitive, cache: cache))
-                }
                 nodeBranches.append(BranchRange(first: first, count: Int32(branches.count) - first))
                 for leaf in n.leaves { origins.append(origin(leaf.route.pattern)) }
             }
-            let parameter = branching ? -1 : n.parameterChild.flatMap { numberOf[ObjectIdentifier($0)] } ?? -1
             add(literals: literals, parameter: parameter, leaves: n.leaves)
         }
     }

@@ -41,6 +41,7 @@ extension Matcher {
                 spanCount = spans
             }
         }
+        if let t = d.terminalWalkRef { return try enter(t, at: p, segmentEnd: p) }
         for i in 0..<d.terminals.count where try run(d.terminalRefs[i], at: p) {
             return true
         }

@@ -72,9 +72,22 @@ struct TableCompiler {
         for child in node.constrainedChildren { constrained.append(try compile(child)) }
         var parameter: CompiledNode? = nil
         if let child = node.parameterChild { parameter = try compile(child) }
-        let terminals: [Unit]
+        var terminals: [Unit] = []
+        var terminalWalk: WalkUnit? = nil
         if let previous, !node.terminalsChanged {
             terminals = previous.terminals
+            terminalWalk = previous.terminalWalk
+        } else if walkUnits {
+            // One walk for them all: a node standing for this one with its leaves and catch-alls
+            // only, in the same order.
+            let ends = TreeNode(.root)
+            ends.leaves = node.leaves
+            ends.prefixedCatchAlls = node.prefixedCatchAlls
+            ends.catchAllChild = node.catchAllChild
+            if !ends.isEmpty {
+                unitsCompiled += 1
+                terminalWalk = try WalkUnit.make(ends, caseInsensitive: caseInsensitive, cache: cache)
+            }
         } else {
             var units: [Unit] = []
             try chunks(node.leaves, entry: .root, into: &units)
@@ -88,7 +101,8 @@ struct TableCompiler {
         default: capturesEntry = false
         }
         let d = Dispatch(capturesEntry: capturesEntry, entryGuard: entryGuard, entryMixed: entryMixed, literals: literals,
-                         mixed: mixed, constrained: constrained, parameter: parameter, terminals: terminals)
+                         mixed: mixed, constrained: constrained, parameter: parameter, terminals: terminals,
+                         terminalWalk: terminalWalk)
         node.lastDispatch = d
         return d
     }

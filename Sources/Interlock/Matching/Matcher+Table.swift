@@ -35,9 +35,11 @@ extension Matcher {
         tableRoot = table.root
         rootUnit = nil; rootWalk = nil; rootDispatch = nil; rootWalkBranches = nil
         switch table.root {
-        case .unit(let u): rootUnit = UnitRef(u)
-        case .walk(let u): if u.branching { rootWalkBranches = u.table } else { rootWalk = u.table }
-        case .dispatch(let d): rootDispatch = .passUnretained(d)
+        case .unit(let u): rootUnit = UnitRef(u); rootObject = u
+        case .walk(let u):
+            if u.branching { rootWalkBranches = u.table } else { rootWalk = u.table }
+            rootObject = u
+        case .dispatch(let d): rootDispatch = .passUnretained(d); rootObject = d
         }
         staticPaths = table.staticPaths
         staticProbe = staticPaths.probe

@@ -213,6 +213,9 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var rootWalkBranches: WalkTable? = nil
+    /// The root's object, as a plain reference (`tableRoot` holds it in an enum, whose tag bits
+    /// in the pointer hide it from leak checkers): never read on the lookup path.
+    var rootObject: AnyObject? = nil
     /// A walk with branches' choice points also note the next alternative to try (see `walkBranches`).
     let choiceNext: UnsafeMutablePointer<Int>
 

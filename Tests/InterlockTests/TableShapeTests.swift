@@ -2,15 +2,19 @@ import Testing
 @testable import Interlock
 
 /// A table compiles to one regex when it is small, to dispatch nodes over smaller regexes when it
-/// is large, and walks subtrees of literals and plain parameters in Swift. Which shape a table
-/// takes must never change an answer: the same random tables (constraints, optional parts,
-/// catch-alls, methods, schemes and hosts), compiled every way, answer random requests alike.
+/// is large, and walks subtrees in Swift (plainly, or with branches: constraints, byte classes,
+/// mixed segments, catch-alls, schemes, hosts and ports). Which shape a table takes must never
+/// change an answer: the same random tables (constraints, optional parts, catch-alls, methods,
+/// schemes, exact and wildcard hosts and ports), compiled every way, answer random requests alike.
 @Suite("Every shape of a table answers alike")
 struct TableShapeTests {
     static let literals = ["a", "b", "ab", "x"]
     static let values = ["a", "b", "ab", "x", "1", "12", "A", "a%2Fb", "b.c", "1.2", "a.b.c", "x-1"]
     static let methods: [String?] = [nil, "GET", "POST"]
-    static let origins = ["", "", "", "https://h.example", "app://"]
+    static let origins = ["", "", "", "https://h.example", "app://", "https://*.example", "https://h.example:8443",
+                          "http://*.h.example"]
+    /// Constraints: byte classes (tested without PCRE2 in a walk) and regexes that are not.
+    static let constraints = ["\\d+", "[ab]+", "[a-c.]{1,3}", "[^.]{2}", "\\w+", "a|12", "[ab]+x?"]
 
     func randomPattern(_ rng: inout SplitMix) -> String {
         var path = ""
@@ -18,7 +22,7 @@ struct TableShapeTests {
             switch rng.next() % 8 {
             case 0: path += "/:p\(s)"
             case 1: path += "/:c\(s)(\\d+)"
-            case 2: path += "/:w\(s)([ab]+)"
+            case 2: path += "/:w\(s)(" + pick(Self.constraints, &rng) + ")"
             case 3: path += "/:m\(s)" + pick([".", "-"], &rng) + ":n\(s)"
             case 4: path += pick(["/x:m\(s)", "/:m\(s)(\\d+).:n\(s)", "/:m\(s).c"], &rng)
             default: path += "/" + pick(Self.literals, &rng)
@@ -41,10 +45,13 @@ struct TableShapeTests {
         var path = ""
         for _ in 0..<Int(rng.next() % 5) { path += "/" + pick(Self.values, &rng) }
         if rng.next() % 6 == 0 { path += "/" }
-        switch rng.next() % 6 {
+        switch rng.next() % 10 {
         case 0: return "https://h.example" + path
         case 1: return "https://other.example" + path
         case 2: return "app://" + (path.isEmpty ? "" : String(path.dropFirst()))
+        case 3: return pick(["https://h.example:8443", "https://h.example:443", "http://h.example:8443"], &rng) + path
+        case 4: return "https://" + pick(["a.h.example", "a.b.h.example", "h.example", "x.example"], &rng) + path
+        case 5: return "http://" + pick(["a.h.example", "h.example", "a.b.example", "x.y.h.example:81"], &rng) + path
         default: return path.isEmpty ? "/" : path
         }
     }
@@ -79,6 +86,10 @@ struct TableShapeTests {
         }
         guard case .unit = try reference.compiledTable().root else { Issue.record("the reference is not one regex"); return }
         guard case .dispatch = try shapes[0].compiledTable().root else { Issue.record("budget 1 made no dispatch node"); return }
+        // The walk, not a regex, answers the walked shapes, with branches on these tables.
+        guard case .walk(let u) = try shapes[3].compiledTable().root, u.branching else {
+            Issue.record("the whole table was not walked with branches"); return
+        }
         try lookUps(1_000)
         // Then the table shrinks and changes: each shape recompiles only what the changes touched.
         for route in reference.routes where rng.next() % 3 == 0 {
@@ -126,7 +137,7 @@ struct WideTableShapeTests {
     static let values = ["a", "b", "ab", "x", "1", "12", "A", "a%2Fb", "b.c", "%41", "%61b", "", "..", ".", "é",
                          "%C3%A9", "AB", "a.b", "~", "a-b", "123456789012345678901234567890"]
     static let methods: [String?] = [nil, "GET", "POST", "HEAD", "PROPFIND", "get"]
-    static let origins = ["", "", "", "", "https://h.example", "app://", "http://h.example", "APP://"]
+    static let origins = ["", "", "", "", "https://h.example", "app://", "http://h.example", "APP://", "https://*.example"]
 
     func randomPattern(_ rng: inout SplitMix) -> String {
         var path = ""
@@ -165,6 +176,7 @@ struct WideTableShapeTests {
         case 2: return "app://" + (path.isEmpty ? "" : String(path.dropFirst()))
         case 3: return "HTTPS://H.EXAMPLE" + path
         case 4: return "http://h.example" + path
+        case 5: return "https://A.H.Example" + path
         default: return path.isEmpty ? "/" : path
         }
     }

@@ -126,3 +126,47 @@ struct WalkUnderDispatchTests {
         #expect(values() == [])
     }
 }
+
+/// A constraint that is one repeated character class is tested by a byte test in a walk, with no
+/// PCRE2 call: it must accept exactly the segments PCRE2 accepts; any other constraint is left to
+/// PCRE2, its compiled code shared by every route that has the same constraint.
+@Suite("Constraints in walks")
+struct WalkConstraintTests {
+    /// Sources the byte test takes, and some it must leave to PCRE2.
+    static let classes = ["\\d+", "[0-9]+", "[a-z]+", "[A-Za-z0-9_-]+", "[0-9a-f]{8}", "\\w{2,5}", "[^.]{2,}", ".+",
+                          "[-a]+", "[a\\-z]{1,2}", "[\\d.]+", "[\\w\\.]{3}", "[%-9]+", "[^a-c]+"]
+    static let others = ["a+", "\\d*x", "[[:alpha:]]+", "[]a]+", "\\s+", "[a-z]+?", "[a-z]++", "(ab)+", "\\d{,3}", "[\\x41]+", "é+"]
+
+    @Test func byteClassesAcceptWhatPCRE2Accepts() throws {
+        let alphabet = Array("aAbz09_-.%~9fé/Z".utf8)
+        var rng = SplitMix(seed: 41)
+        for source in Self.classes {
+            guard let c = ByteClass.parse(source) else { Issue.record("\(source) was not read as a byte class"); continue }
+            for _ in 0..<400 {
+                let segment = (0..<Int(1 + rng.next() % 10)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+                let byTest = segment.withUnsafeBufferPointer { c.accepts($0.baseAddress!, $0.count) }
+                #expect(byTest == (try ConstraintCheck.matches(source, segment)), "\(source) on \(segment.string)")
+            }
+        }
+        for source in Self.others { #expect(ByteClass.parse(source) == nil, "\(source)") }
+    }
+
+    /// 3,000 routes with the same constraints under a dispatch node: each walk unit tests `\d+`
+    /// without a regex, and every unit's `[a-z]+x` runs one compiled code.
+    @Test func aConstraintsCodeIsSharedAndAByteClassHasNone() throws {
+        let router = Router()
+        for i in 0..<3_000 { try router.addRoute("/r\(i)/:id(\\d+)/:name([a-z]+x)") }
+        guard case .dispatch(let d) = try router.compiledTable().root else { Issue.record("the root is not a dispatch node"); return }
+        var codes: [ObjectIdentifier] = []
+        for bucket in d.literals.buckets {
+            for entry in bucket.entries {
+                guard case .walk(let u) = entry.value, u.branching else { Issue.record("a subtree was not walked"); return }
+                #expect(u.constraints.count == 1)
+                codes += u.constraints.map { ObjectIdentifier($0.code) }
+            }
+        }
+        #expect(codes.count == 3_000 && Set(codes).count == 1)
+        #expect(try router.match("/r7/42/abcx").routeMatch?.parameters.map(\.value) == ["42", "abcx"])
+        #expect(try router.match("/r7/4a/abcx") == .notFound)
+    }
+}

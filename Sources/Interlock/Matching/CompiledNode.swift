@@ -110,8 +110,10 @@ final class Dispatch: @unchecked Sendable {
     let mixed: [CompiledNode]
     let constrained: [CompiledNode]
     let parameter: CompiledNode?
-    /// The node's own leaves and its catch-all, tried last, in order.
+    /// The node's own leaves and its catch-all, tried last, in order: regex units (a router
+    /// without walks), or one walk unit, `terminalWalk`.
     let terminals: [Unit]
+    let terminalWalk: WalkUnit?
     /// The most capture groups of any unit below.
     let maxCaptures: Int
     // The same children for the lookup path, unmanaged (see `Unit`): this node owns them above.
@@ -120,11 +122,13 @@ final class Dispatch: @unchecked Sendable {
     let constrainedRefs: UnsafeMutablePointer<NodeRef>
     let parameterRef: NodeRef?
     let terminalRefs: UnsafeMutablePointer<UnitRef>
+    let terminalWalkRef: NodeRef?
     let guardRef: ConstraintRef?
     let mixedRef: Unmanaged<MixedSegment>?
 
     init(capturesEntry: Bool, entryGuard: Constraint?, entryMixed: MixedSegment?, literals: LiteralBuckets,
-         mixed: [CompiledNode], constrained: [CompiledNode], parameter: CompiledNode?, terminals: [Unit]) {
+         mixed: [CompiledNode], constrained: [CompiledNode], parameter: CompiledNode?, terminals: [Unit],
+         terminalWalk: WalkUnit? = nil) {
         self.capturesEntry = capturesEntry
         self.entryGuard = entryGuard
         self.entryMixed = entryMixed
@@ -133,6 +137,8 @@ final class Dispatch: @unchecked Sendable {
         self.constrained = constrained
         self.parameter = parameter
         self.terminals = terminals
+        self.terminalWalk = terminalWalk
+        terminalWalkRef = terminalWalk.map { CompiledNode.walk($0).ref }
         literalProbe = literals.probe
         mixedRefs = .allocate(capacity: max(mixed.count, 1))
         for (i, c) in mixed.enumerated() { (mixedRefs + i).initialize(to: c.ref) }

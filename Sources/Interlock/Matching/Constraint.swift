@@ -18,8 +18,12 @@ final class Constraint: @unchecked Sendable {
     /// - Parameters:
     ///   - regex: the constraint as written in the pattern.
     ///   - route: the pattern of a route it belongs to.
-    convenience init(_ regex: String, route: String) throws(InterlockError) {
-        self.init(code: try PCRE2Code(Array(regex.utf8), options: ConstraintCheck.options), route: route)
+    ///   - cache: the router's compiled constraints, to share the code with every other use of
+    ///     the same source (nil: compiled for this use alone).
+    convenience init(_ regex: String, route: String, cache: ConstraintCache? = nil) throws(InterlockError) {
+        let code: PCRE2Code
+        if let cache { code = try cache.code(regex) } else { code = try PCRE2Code(Array(regex.utf8), options: ConstraintCheck.options) }
+        self.init(code: code, route: route)
     }
 
     // What throws is done above, before the object is allocated (see `Unit`).

@@ -49,9 +49,11 @@ final class LiteralTable: @unchecked Sendable {
         var hash: UInt64 = 0          // 0: empty
         var keyStart: Int32 = 0
         var keyLength: Int32 = 0
-        /// The key's first eight bytes, zero-padded: most keys are compared here, without reading
-        /// `keyBytes` (a cache miss on a large table).
+        /// The key's first eight bytes, zero-padded, and its next eight: keys of up to sixteen
+        /// bytes (most) are compared here, without reading `keyBytes` (a cache miss on a large
+        /// table).
         var head: UInt64 = 0
+        var head2: UInt64 = 0
         var ref: NodeRef? = nil
 
         /// The first eight bytes of the `n` at `p`, zero-padded as a slot's `head` is (the
@@ -64,7 +66,10 @@ final class LiteralTable: @unchecked Sendable {
         /// Whether this slot's key (in `keys`) is the `n` bytes at `p`, whose `head` is given:
         /// length and first eight bytes at once, then the rest, if longer.
         @inline(__always) func holds(_ p: UnsafePointer<UInt8>, _ n: Int, head: UInt64, keys: UnsafePointer<UInt8>) -> Bool {
-            Int(keyLength) == n && self.head == head && (n <= 8 || sameBytes(keys + Int(keyStart) + 8, p + 8, n - 8))
+            guard Int(keyLength) == n && self.head == head else { return false }
+            if n <= 8 { return true }
+            if n <= 16 { return head2 == Slot.head(p + 8, n - 8) }
+            return sameBytes(keys + Int(keyStart) + 8, p + 8, n - 8)
         }
     }
     private let mask: Int
@@ -89,9 +94,10 @@ final class LiteralTable: @unchecked Sendable {
         let hashes = entries.map { segmentHash($0.key) }
         let places = HashSlots.place(hashes.map { Int(truncatingIfNeeded: $0 >> 1) }, capacity: capacity)  // bit 0 is always set
         for ((k, v), (h, i)) in zip(entries, zip(hashes, places)) {
-            var head: UInt64 = 0
+            var head: UInt64 = 0, head2: UInt64 = 0
             for (j, b) in k.prefix(8).enumerated() { head |= UInt64(b) << UInt64(8 * j) }
-            slots[i] = Slot(hash: h, keyStart: Int32(o), keyLength: Int32(k.count), head: head, ref: v.ref)
+            for (j, b) in k.dropFirst(8).prefix(8).enumerated() { head2 |= UInt64(b) << UInt64(8 * j) }
+            slots[i] = Slot(hash: h, keyStart: Int32(o), keyLength: Int32(k.count), head: head, head2: head2, ref: v.ref)
             (keyBytes + o).initialize(from: k, count: k.count)
             o += k.count
             most = max(most, v.maxCaptures)

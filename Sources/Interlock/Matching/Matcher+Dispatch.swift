@@ -10,6 +10,8 @@ extension Matcher {
             result = .success(walk(u, at: 0))
         } else if let d = rootDispatch {
             d._withUnsafeGuaranteedRef { node in result = Result { () throws(InterlockError) in try dispatch(node, at: 0) } }
+        } else if let u = rootWalkBranches {
+            result = Result { () throws(InterlockError) in try walkBranches(u, at: 0) }
         }
         return try result.get()
     }
@@ -39,6 +41,7 @@ extension Matcher {
                 spanCount = spans
             }
         }
+        if let t = d.terminalWalkRef { return try enter(t, at: p, segmentEnd: p) }
         for i in 0..<d.terminals.count where try run(d.terminalRefs[i], at: p) {
             return true
         }
@@ -58,10 +61,13 @@ extension Matcher {
     @inline(__always) private func enter(_ child: NodeRef, at p: Int, segmentEnd: Int, literalMatched: Bool = false) throws(InterlockError) -> Bool {
         switch child {
         case .unit(let u):
-            return try run(u, at: p)
+            return try run(u._withUnsafeGuaranteedRef { UnitRef($0) }, at: p)
         case .walk(let u):
             u.prefetch()
             return walk(u, at: literalMatched ? segmentEnd : p)
+        case .walkBranches(let u):
+            u.prefetchAhead()
+            return try walkBranches(u, at: literalMatched ? segmentEnd : p)
         case .dispatch(let d):
             return try guaranteed(d) { (d) throws(InterlockError) -> Bool in
                 if d.capturesEntry {

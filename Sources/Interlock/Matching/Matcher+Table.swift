@@ -33,10 +33,13 @@ extension Matcher {
             matchData = pcre2_match_data_create_8(UInt32(ovectorPairs), nil)
         }
         tableRoot = table.root
+        rootUnit = nil; rootWalk = nil; rootDispatch = nil; rootWalkBranches = nil
         switch table.root {
-        case .unit(let u): rootUnit = UnitRef(u); rootDispatch = nil; rootWalk = nil
-        case .walk(let u): rootWalk = u.table; rootUnit = nil; rootDispatch = nil
-        case .dispatch(let d): rootDispatch = .passUnretained(d); rootUnit = nil; rootWalk = nil
+        case .unit(let u): rootUnit = UnitRef(u); rootObject = u
+        case .walk(let u):
+            if u.branching { rootWalkBranches = u.table } else { rootWalk = u.table }
+            rootObject = u
+        case .dispatch(let d): rootDispatch = .passUnretained(d); rootObject = d
         }
         staticPaths = table.staticPaths
         staticProbe = staticPaths.probe

@@ -206,6 +206,18 @@ public final class Matcher {
     var stoppedConstraint: (Unmanaged<Constraint>, Int32)? = nil
     /// The match limit the contexts have (see `CompiledTable.matchLimit`).
     var appliedMatchLimit: UInt32
+    // Last, so that the fields before keep the offsets the plain lookup path was tuned with.
+    /// The root as a walk with branches (`walkBranches`), tried after the others: a plain walk's
+    /// lookup (`rootWalk`) pays nothing for it.
+    #if !INTERLOCK_CHECK_EXCLUSIVITY
+    @exclusivity(unchecked)
+    #endif
+    var rootWalkBranches: WalkTable? = nil
+    /// The root's object, as a plain reference (`tableRoot` holds it in an enum, whose tag bits
+    /// in the pointer hide it from leak checkers): never read on the lookup path.
+    var rootObject: AnyObject? = nil
+    /// A walk with branches' choice points also note the next alternative to try (see `walkBranches`).
+    let choiceNext: UnsafeMutablePointer<Int>
 
     /// Creates a matcher. `preallocate` sizes its buffers for the longest URI up front, so that no
     /// lookup ever allocates; otherwise they grow on demand.
@@ -238,6 +250,7 @@ public final class Matcher {
         choiceNode = .allocate(capacity: segments)
         choiceAt = .allocate(capacity: segments)
         choiceSpans = .allocate(capacity: segments)
+        choiceNext = .allocate(capacity: segments)
         allowedRoutes.reserveCapacity(64)
         pcre2_set_callout_8(matchContext, matcherCallout, Unmanaged.passUnretained(self).toOpaque())
     }
@@ -254,7 +267,7 @@ public final class Matcher {
         pcre2_match_data_free_8(constraintData)
         spanStart.deallocate(); spanEnd.deallocate()
         valueStart.deallocate(); valueLength.deallocate()
-        choiceNode.deallocate(); choiceAt.deallocate(); choiceSpans.deallocate()
+        choiceNode.deallocate(); choiceAt.deallocate(); choiceSpans.deallocate(); choiceNext.deallocate()
     }
 
     private static func subjectBytes(_ uriBytes: Int) -> Int {

@@ -43,10 +43,12 @@ final class MixedSegment: @unchecked Sendable {
     let endsWithCatchAll: Bool
 
     /// Compiles a mixed segment's pieces (as the tree keys them) for a router that folds case or
-    /// not; `route` names a route through the segment, for the error of a constraint that stops.
-    convenience init(_ mixed: [TreeNode.MixedPiece], caseInsensitive: Bool, route: String) throws(InterlockError) {
+    /// not; `route` names a route through the segment, for the error of a constraint that stops;
+    /// `cache` shares the constraints' code with the router's other uses of them.
+    convenience init(_ mixed: [TreeNode.MixedPiece], caseInsensitive: Bool, route: String,
+                     cache: ConstraintCache? = nil) throws(InterlockError) {
         var constraints: [Constraint] = []
-        for case .parameter(let c?) in mixed { constraints.append(try Constraint(c, route: route)) }
+        for case .parameter(let c?) in mixed { constraints.append(try Constraint(c, route: route, cache: cache)) }
         self.init(mixed, caseInsensitive: caseInsensitive, constraints: constraints)
     }
 

@@ -1,8 +1,12 @@
 /// A compiled node as the lookup path holds it: no reference counting (the table the matcher
-/// holds keeps the objects alive).
+/// holds keeps the objects alive). One word and a tag, so that a dispatch node's hash slot holding
+/// one stays small (on a large table a lookup's cost is its cache misses): a regex unit by its
+/// object, whose `UnitRef` is read where it is entered (walks answer most subtrees).
 enum NodeRef {
-    case unit(UnitRef)
+    case unit(Unmanaged<Unit>)
     case walk(WalkTable)
+    /// A walk unit with branches (`Matcher.walkBranches`).
+    case walkBranches(WalkTable)
     case dispatch(Unmanaged<Dispatch>)
 }
 
@@ -28,8 +32,8 @@ struct UnitRef {
 extension CompiledNode {
     var ref: NodeRef {
         switch self {
-        case .unit(let u): return .unit(UnitRef(u))
-        case .walk(let u): return .walk(u.table)
+        case .unit(let u): return .unit(.passUnretained(u))
+        case .walk(let u): return u.branching ? .walkBranches(u.table) : .walk(u.table)
         case .dispatch(let d): return .dispatch(.passUnretained(d))
         }
     }

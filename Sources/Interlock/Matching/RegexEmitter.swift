@@ -31,9 +31,12 @@ struct RegexEmitter {
     var mixedGroups: [Int32] = []
     /// The pattern of a route under the node being emitted, for naming its constraint.
     private var owner = ""
+    /// The router's compiled constraints, shared with its other units (nil: compiled per unit).
+    let cache: ConstraintCache?
 
-    init(caseInsensitive: Bool) {
+    init(caseInsensitive: Bool, cache: ConstraintCache? = nil) {
         self.caseInsensitive = caseInsensitive
+        self.cache = cache
         if caseInsensitive { out += Array("(?i)".utf8) }
     }
 
@@ -66,7 +69,7 @@ struct RegexEmitter {
             return (group + 1, captured)
         case .constrained(let c):
             put("/" + RegexEmitter.constraintCallout(constraints.count) + "([^/\\n]++)")
-            constraints.append(try Constraint(c, route: owner))
+            constraints.append(try Constraint(c, route: owner, cache: cache))
             captured.append(group)
             return (group + 1, captured)
         case .catchAll:
@@ -75,7 +78,7 @@ struct RegexEmitter {
             return (group + 1, captured)
         case .mixed(let pieces):
             // The rule runs in Swift (see MixedSegment.swift): the regex only takes the segment.
-            let segment = try MixedSegment(pieces, caseInsensitive: caseInsensitive, route: owner)
+            let segment = try MixedSegment(pieces, caseInsensitive: caseInsensitive, route: owner, cache: cache)
             out.append(slash)
             put(RegexEmitter.mixedCallout(mixed.count))
             put(segment.endsWithCatchAll ? "([^\\n]*+)" : "([^/\\n]++)")

@@ -15,8 +15,12 @@ struct TableCompiler {
     /// dispatch nodes with the one regex a small table otherwise is).
     let budget: Int
 
-    init(caseInsensitive: Bool, walkUnits: Bool = true, budget: Int = unitBudget) {
+    /// The router's compiled constraints: one code per constraint source, for every unit.
+    let cache: ConstraintCache?
+
+    init(caseInsensitive: Bool, walkUnits: Bool = true, budget: Int = unitBudget, cache: ConstraintCache? = nil) {
         self.caseInsensitive = caseInsensitive
+        self.cache = cache
         self.walkUnits = walkUnits
         self.budget = budget
     }
@@ -24,11 +28,11 @@ struct TableCompiler {
     mutating func compile(_ node: TreeNode) throws(InterlockError) -> CompiledNode {
         if let done = node.compiled { return done }
         let result: CompiledNode
-        if walkUnits, node.size <= budget, WalkUnit.accepts(node) {
+        if walkUnits, node.size <= budget {
             unitsCompiled += 1
-            result = .walk(WalkUnit(node, caseInsensitive: caseInsensitive))
+            result = .walk(try WalkUnit.make(node, caseInsensitive: caseInsensitive, cache: cache))
         } else if node.size <= budget {
-            var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
+            var emitter = RegexEmitter(caseInsensitive: caseInsensitive, cache: cache)
             do {
                 try emitter.emitSubtree(node, group: 1, captured: [])
                 result = .unit(try unit(emitter))
@@ -55,11 +59,11 @@ struct TableCompiler {
         let previous = node.lastDispatch
         var entryGuard = previous?.entryGuard
         if entryGuard == nil, case .constrained(let c) = node.entry {
-            entryGuard = try Constraint(c, route: RegexEmitter.firstRoute(node))
+            entryGuard = try Constraint(c, route: RegexEmitter.firstRoute(node), cache: cache)
         }
         var entryMixed = previous?.entryMixed
         if entryMixed == nil, case .mixed(let pieces) = node.entry {
-            entryMixed = try MixedSegment(pieces, caseInsensitive: caseInsensitive, route: RegexEmitter.firstRoute(node))
+            entryMixed = try MixedSegment(pieces, caseInsensitive: caseInsensitive, route: RegexEmitter.firstRoute(node), cache: cache)
         }
         let literals = try literalBuckets(node, previous: previous?.literals)
         var mixed: [CompiledNode] = []
@@ -68,9 +72,22 @@ struct TableCompiler {
         for child in node.constrainedChildren { constrained.append(try compile(child)) }
         var parameter: CompiledNode? = nil
         if let child = node.parameterChild { parameter = try compile(child) }
-        let terminals: [Unit]
+        var terminals: [Unit] = []
+        var terminalWalk: WalkUnit? = nil
         if let previous, !node.terminalsChanged {
             terminals = previous.terminals
+            terminalWalk = previous.terminalWalk
+        } else if walkUnits {
+            // One walk for them all: a node standing for this one with its leaves and catch-alls
+            // only, in the same order.
+            let ends = TreeNode(.root)
+            ends.leaves = node.leaves
+            ends.prefixedCatchAlls = node.prefixedCatchAlls
+            ends.catchAllChild = node.catchAllChild
+            if !ends.isEmpty {
+                unitsCompiled += 1
+                terminalWalk = try WalkUnit.make(ends, caseInsensitive: caseInsensitive, cache: cache)
+            }
         } else {
             var units: [Unit] = []
             try chunks(node.leaves, entry: .root, into: &units)
@@ -84,7 +101,8 @@ struct TableCompiler {
         default: capturesEntry = false
         }
         let d = Dispatch(capturesEntry: capturesEntry, entryGuard: entryGuard, entryMixed: entryMixed, literals: literals,
-                         mixed: mixed, constrained: constrained, parameter: parameter, terminals: terminals)
+                         mixed: mixed, constrained: constrained, parameter: parameter, terminals: terminals,
+                         terminalWalk: terminalWalk)
         node.lastDispatch = d
         return d
     }
@@ -135,7 +153,7 @@ struct TableCompiler {
                 size += TreeNode.leafSize(leaves[end].route)
                 end += 1
             }
-            var emitter = RegexEmitter(caseInsensitive: caseInsensitive)
+            var emitter = RegexEmitter(caseInsensitive: caseInsensitive, cache: cache)
             if let first = leaves.first { emitter.naming(first.route.pattern.source) }     // for a constraint's error
             let (g, cap) = try emitter.emitEntry(entry, group: 1, captured: [])
             try emitter.emitAlternatives(leaves: Array(leaves[start..<end]), children: [], group: g, captured: cap)

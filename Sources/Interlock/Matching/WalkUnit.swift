@@ -1,12 +1,17 @@
-// A subtree matched without a regex: when every segment below a node is a literal or a plain
-// parameter and no route names a scheme or host, the tree itself is walked in Swift. The walk
-// follows the precedence rule exactly as the regex does: at each node the leaves first (the path
-// ends here), then the literal child, then the parameter child, backtracking to the next choice when
-// a deeper one fails. It needs no JIT code, which is most of a compiled unit's memory.
+// A subtree matched without a regex: the tree itself, walked in Swift. The walk follows the
+// precedence rule exactly as the regex does: at each node the leaves first (the path ends here),
+// then the literal child, then the other children in the tree's order, backtracking to the next
+// choice when a deeper one fails. It needs no JIT code, which is most of a compiled unit's memory.
+//
+// A subtree of literals and plain parameters whose routes name no scheme or host (the GitHub
+// API) is walked by the plain walk (`Matcher.walk`), which reads nodes, edges and records only.
+// Any other subtree is walked with its branches (`Matcher.walkBranches`): per node, its mixed,
+// constrained, plain-parameter and catch-all children in precedence order, and per leaf the
+// scheme, host and port it takes (see WalkBranches.swift).
 
 import CPCRE2
 
-/// A compiled simple subtree: flat arrays, read through raw pointers on the lookup path.
+/// A compiled subtree: flat arrays, read through raw pointers on the lookup path.
 final class WalkUnit: @unchecked Sendable {
     struct Node {
         /// Literal children: `edgeCount` edges from `firstEdge`, found through `slotMask + 1` hash
@@ -15,7 +20,8 @@ final class WalkUnit: @unchecked Sendable {
         var edgeCount: Int32
         var firstSlot: Int32
         var slotMask: Int32
-        /// The plain-parameter child, or -1.
+        /// The plain-parameter child, or -1 (always -1 in a walk with branches: there the
+        /// parameter child is one of the node's branches).
         var parameter: Int32
         /// The node's leaves in tie order: `leafCount` from `firstLeaf`.
         var firstLeaf: Int32
@@ -33,95 +39,67 @@ final class WalkUnit: @unchecked Sendable {
         var nodes: Int32, slots: Int32, edges: Int32, keys: Int32, records: Int32
         var size: Int32
         var caseInsensitive: Bool
+        /// The arrays of a walk with branches (empty in a plain walk's block).
+        var nodeBranches: Int32, branches: Int32, origins: Int32, classes: Int32, constraints: Int32, mixed: Int32
     }
 
     /// The one allocation the header and arrays live in (plain values: nothing to deinitialize).
     private let block: UnsafeMutableRawPointer
-    /// Owns what the records point to.
-    let leaves: [Leaf]
+    /// How many records the block holds: each keeps its route and parameter names retained (one
+    /// array a unit fewer than holding the leaves), released when the unit goes.
+    private let leafCount: Int
+    /// Own what the block's constraint and mixed-segment references point to.
+    let constraints: [Constraint]
+    let mixed: [MixedSegment]
+    /// Whether the subtree is walked with its branches (`Matcher.walkBranches`), not plainly.
+    let branching: Bool
 
     /// What the lookup path reads (valid while this unit lives).
     var table: WalkTable { WalkTable(base: UnsafeRawPointer(block)) }
 
-    /// Whether `node`'s subtree can be walked: literal and plain-parameter segments only, and no
-    /// route naming a scheme or host.
-    static func accepts(_ node: TreeNode) -> Bool {
+    /// Whether `node`'s subtree is walked by the plain walk (`Matcher.walk`): literal and
+    /// plain-parameter segments only, and no route naming a scheme or host. Any other subtree is
+    /// walked with its branches (`Matcher.walkBranches`).
+    static func isPlain(_ node: TreeNode) -> Bool {
         switch node.entry {
         case .root, .literal, .parameter: break
         case .constrained, .catchAll, .mixed: return false
         }
         guard node.constrainedChildren.isEmpty, node.catchAllChild == nil, node.mixedChildren.isEmpty, node.prefixedCatchAlls.isEmpty,
               !node.leaves.contains(where: { $0.route.hasSchemeOrHost }) else { return false }
-        return node.literalOrder.allSatisfy(accepts) && (node.parameterChild.map(accepts) ?? true)
+        return node.literalOrder.allSatisfy(isPlain) && (node.parameterChild.map(isPlain) ?? true)
     }
 
-    /// The walk starts at node 0, the subtree's root. A root entered by a literal segment (below a
-    /// dispatch node, whose literal probe has matched that segment) is walked from just after it.
-    /// A root entered by a parameter has a node 0 above it whose only child is the root, so that
-    /// the parameter is taken (and its span pushed) like any other.
-    init(_ root: TreeNode, caseInsensitive: Bool) {
-        // Breadth-first numbering; each node's literal edges are contiguous.
-        var order: [TreeNode] = [root]
-        var index = 0
-        while index < order.count {
-            let n = order[index]
-            order += n.literalOrder
-            if let p = n.parameterChild { order.append(p) }
-            index += 1
-        }
-        let above: Int32 = root.entry == .parameter ? 1 : 0
-        var numberOf: [ObjectIdentifier: Int32] = [:]
-        for (i, n) in order.enumerated() { numberOf[ObjectIdentifier(n)] = Int32(i) + above }
+    /// Compiles `root`'s subtree; `cache` shares its constraints' code with the router's other
+    /// units. The walk starts at node 0, the subtree's root. A root entered by a literal segment
+    /// (below a dispatch node, whose literal probe has matched that segment) is walked from just
+    /// after it. A root entered by any other segment has a node 0 above it whose only child is
+    /// the root, so that the segment is taken (and its values pushed) like any other.
+    static func make(_ root: TreeNode, caseInsensitive: Bool, cache: ConstraintCache?) throws(InterlockError) -> WalkUnit {
+        WalkUnit(try WalkLayout(root, caseInsensitive: caseInsensitive, cache: cache))
+    }
 
-        // Each node as its literal children, parameter child and leaves.
-        typealias Piece = (literals: [(key: [UInt8], target: Int32)], parameter: Int32, leaves: [Leaf])
-        var pieces: [Piece] = []
-        if above == 1 { pieces.append(([], 1, [])) }
-        for n in order {
-            let literals = n.literalOrder.compactMap { child -> (key: [UInt8], target: Int32)? in
-                guard case .literal(let b) = child.entry, let target = numberOf[ObjectIdentifier(child)] else { return nil }
-                return (b, target)
-            }
-            pieces.append((literals, n.parameterChild.flatMap { numberOf[ObjectIdentifier($0)] } ?? -1, n.leaves))
-        }
-
-        var keys: [UInt8] = []
-        var edgeList: [Edge] = []
-        var slotList: [Int32] = []
-        var nodeList: [Node] = []
-        var leafList: [Leaf] = []
-        for piece in pieces {
-            let first = Int32(edgeList.count)
-            for (b, target) in piece.literals {
-                edgeList.append(Edge(keyStart: Int32(keys.count), keyLength: Int32(b.count), target: target))
-                keys += caseInsensitive ? b.map(lowercased) : b
-            }
-            let count = piece.literals.count
-            // No slots for one child or none: the walk compares a lone edge directly.
-            let capacity = count > 1 ? HashSlots.capacity(for: count, minimum: 1) : 0
-            let firstSlot = Int32(slotList.count)
-            slotList += [Int32](repeating: 0, count: capacity)
-            if capacity > 0 {
-                let homes = (Int(first)..<edgeList.count).map { e in
-                    keys.withUnsafeBufferPointer { k in
-                        k.baseAddress.map { WalkUnit.slot($0 + Int(edgeList[e].keyStart), Int(edgeList[e].keyLength)) } ?? 0
-                    }
-                }
-                for (e, slot) in zip(Int(first)..<edgeList.count, HashSlots.place(homes, capacity: capacity)) {
-                    slotList[Int(firstSlot) + slot] = Int32(e + 1)
-                }
-            }
-            let firstLeaf = Int32(leafList.count)
-            leafList += piece.leaves
-            nodeList.append(Node(firstEdge: first, edgeCount: Int32(count), firstSlot: firstSlot, slotMask: Int32(capacity - 1),
-                                 parameter: piece.parameter, firstLeaf: firstLeaf, leafCount: Int32(leafList.count) - firstLeaf))
-        }
-        leaves = leafList
+    // What throws (constraints, mixed segments) is done above, in the layout, before the object
+    // is allocated (see `Unit`).
+    private init(_ layout: WalkLayout) {
+        leafCount = layout.leaves.count
+        constraints = layout.constraints
+        mixed = layout.mixed
+        branching = layout.branching
+        let nodeList = layout.nodes, slotList = layout.slots, edgeList = layout.edges, keys = layout.keys
+        let leafList = layout.leaves
         // Everything in one block, in the order a lookup reads it, so that it touches few cache
         // lines; each record within one line (a record is 32 bytes: the records start 32-aligned).
-        let counts = [1, nodeList.count, slotList.count, edgeList.count, keys.count, leafList.count]
+        // A plain walk's block ends with its records; the branches' arrays follow them.
+        let constraintRefs = layout.constraints.map { $0.ref }
+        let mixedRefs = layout.mixed.map { Unmanaged.passUnretained($0) }
+        let counts = [1, nodeList.count, slotList.count, edgeList.count, keys.count, leafList.count,
+                      layout.nodeBranches.count, layout.branches.count, layout.origins.count, layout.classes.count,
+                      constraintRefs.count, mixedRefs.count]
         let strides = [MemoryLayout<Header>.stride, MemoryLayout<Node>.stride, MemoryLayout<Int32>.stride,
-                       MemoryLayout<Edge>.stride, 1, MemoryLayout<LeafRecord>.stride]
+                       MemoryLayout<Edge>.stride, 1, MemoryLayout<LeafRecord>.stride,
+                       MemoryLayout<BranchRange>.stride, MemoryLayout<Branch>.stride, MemoryLayout<Origin>.stride,
+                       MemoryLayout<ByteClass>.stride, MemoryLayout<ConstraintRef>.stride, MemoryLayout<Unmanaged<MixedSegment>>.stride]
         var starts: [Int] = []
         var total = 0
         for i in 0..<counts.count {
@@ -137,18 +115,25 @@ final class WalkUnit: @unchecked Sendable {
             (base + starts[i]).bindMemory(to: T.self, capacity: counts[i])
         }
         let header = next(Header.self, 0)
-        let nodes = next(Node.self, 1)
-        nodes.initialize(from: nodeList, count: nodeList.count)
-        let slots = next(Int32.self, 2)
-        slots.initialize(from: slotList, count: slotList.count)
-        let edges = next(Edge.self, 3)
-        edges.initialize(from: edgeList, count: edgeList.count)
-        let keyBytes = next(UInt8.self, 4)
-        keyBytes.initialize(from: keys, count: keys.count)
-        let records = next(LeafRecord.self, 5)
-        LeafRecord.initialize(records, leafList)
+        next(Node.self, 1).initialize(from: nodeList, count: nodeList.count)
+        next(Int32.self, 2).initialize(from: slotList, count: slotList.count)
+        next(Edge.self, 3).initialize(from: edgeList, count: edgeList.count)
+        next(UInt8.self, 4).initialize(from: keys, count: keys.count)
+        LeafRecord.initialize(next(LeafRecord.self, 5), leafList)
+        for leaf in leafList {
+            _ = Unmanaged.passRetained(leaf.route)
+            _ = Unmanaged.passRetained(leaf.names)
+        }
+        next(BranchRange.self, 6).initialize(from: layout.nodeBranches, count: layout.nodeBranches.count)
+        next(Branch.self, 7).initialize(from: layout.branches, count: layout.branches.count)
+        next(Origin.self, 8).initialize(from: layout.origins, count: layout.origins.count)
+        next(ByteClass.self, 9).initialize(from: layout.classes, count: layout.classes.count)
+        next(ConstraintRef.self, 10).initialize(from: constraintRefs, count: constraintRefs.count)
+        next(Unmanaged<MixedSegment>.self, 11).initialize(from: mixedRefs, count: mixedRefs.count)
         header.initialize(to: Header(nodes: offsets[1], slots: offsets[2], edges: offsets[3], keys: offsets[4],
-                                     records: offsets[5], size: Int32(clamping: total), caseInsensitive: caseInsensitive))
+                                     records: offsets[5], size: Int32(clamping: total), caseInsensitive: layout.caseInsensitive,
+                                     nodeBranches: offsets[6], branches: offsets[7], origins: offsets[8], classes: offsets[9],
+                                     constraints: offsets[10], mixed: offsets[11]))
     }
 
     /// A literal's slot: from its length and its first and last bytes, with the 0x20 bit set (so
@@ -159,7 +144,14 @@ final class WalkUnit: @unchecked Sendable {
         return (length &* 0x9E37 ^ first &* 0x3B ^ last &* 0x1F1) & 0x7FFF_FFFF
     }
 
-    deinit { block.deallocate() }
+    deinit {
+        let records = table.records
+        for i in 0..<leafCount {
+            records[i].route.release()
+            records[i].names.release()
+        }
+        block.deallocate()
+    }
 }
 
 /// A walk unit as the lookup path reads it: its block, whose header says where each array lies.
@@ -176,6 +168,23 @@ struct WalkTable {
     var keyBytes: UnsafePointer<UInt8> { array(header.keys, UInt8.self) }
     var records: UnsafePointer<LeafRecord> { array(header.records, LeafRecord.self) }
     var caseInsensitive: Bool { header.caseInsensitive }
+    var nodeBranches: UnsafePointer<BranchRange> { array(header.nodeBranches, BranchRange.self) }
+    var branches: UnsafePointer<Branch> { array(header.branches, Branch.self) }
+    var origins: UnsafePointer<Origin> { array(header.origins, Origin.self) }
+    var classes: UnsafePointer<ByteClass> { array(header.classes, ByteClass.self) }
+    var constraints: UnsafePointer<ConstraintRef> { array(header.constraints, ConstraintRef.self) }
+    var mixed: UnsafePointer<Unmanaged<MixedSegment>> { array(header.mixed, Unmanaged<MixedSegment>.self) }
+
+    /// Asks for the first lines of a block before its header is read: a walk with branches
+    /// entered from a dispatch node's hash slot finds its block cold, and its header's miss then
+    /// overlaps those of the lines after it (a prefetch past the block's end is harmless).
+    @inline(__always) func prefetchAhead() {
+        interlock_prefetch(base + 64)
+        interlock_prefetch(base + 128)
+        interlock_prefetch(base + 192)
+        interlock_prefetch(base + 256)
+        prefetch()
+    }
 
     /// Asks for every cache line of a small block at once. A walk entered from a dispatch node's
     /// hash slot (a table too large for one unit) finds its block cold, and would otherwise wait

@@ -43,6 +43,9 @@ public final class Router: @unchecked Sendable {
     /// Held while the tree changes or compiles (then before `state`): lookups take only `state`,
     /// so a compile does not make them wait while a previous table can answer.
     let treeLock = Mutex<Void>(())
+    /// Every compiled constraint's code, one per source, shared by the units of the router's
+    /// tables; touched only by compiles, under `treeLock`.
+    let constraintCache = ConstraintCache()
     #if DEBUG
     /// Called during a compile, outside `state` (tests hold a compile open with it).
     nonisolated(unsafe) var compileHook: (() -> Void)? = nil
@@ -242,7 +245,8 @@ public final class Router: @unchecked Sendable {
         #if DEBUG
         compileHook?()
         #endif
-        var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), walkUnits: walkUnits, budget: unitBudget)
+        var compiler = TableCompiler(caseInsensitive: options.contains(.caseInsensitive), walkUnits: walkUnits, budget: unitBudget,
+                                     cache: constraintCache)
         let root = try compiler.compile(tree.root)
         unitCounter.add(compiler.unitsCompiled, ordering: .relaxed)
         var written = compiler.entriesWritten

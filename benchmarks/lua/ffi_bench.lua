@@ -35,25 +35,20 @@ local function now()
 end
 
 local router = assert(interlock.new())
-local names_of = {}   -- route id -> the names of its parameters (from the pattern)
 for line in io.lines(routes_path) do
   local method, pattern = line:match("^(%S+)%s+(%S+)")
-  if method then
-    local id = assert(router:add_route(method == "-" and pattern or (method .. " " .. pattern)))
-    local names = {}
-    for name in pattern:gmatch("[:*]([%w_]+)") do names[#names + 1] = name end
-    names_of[id] = names
-  end
+  if method then assert(router:add_route(method == "-" and pattern or (method .. " " .. pattern))) end
 end
 assert(router:compile())
 
 -- The requests, checked: each answers its expected route (0: none), a malformed one an error.
 local methods, uris, wrong, checked = {}, {}, 0, 0
+local names_at = {}   -- request -> the names of the parameters its match binds
 for line in io.lines(requests_path) do
   local method, uri, expected = line:match("^(%S+)%s+(%S+)%s+(%S+)")
   if method then
     method = method ~= "-" and method or nil
-    local id, err, _, code = router:match(uri, method, false)
+    local id, err, params, code = router:match(uri, method)
     checked = checked + 1
     if expected == "bad" then
       if code ~= "EURI" then wrong = wrong + 1 end
@@ -63,6 +58,10 @@ for line in io.lines(requests_path) do
         io.stderr:write(("wrong: %s %s -> %s %s, want %s\n"):format(tostring(method), uri, tostring(id), tostring(err), expected))
       end
       methods[#methods + 1], uris[#uris + 1] = method, uri
+      -- The names the request binds (a route with optional parts binds some of its names only).
+      local names = {}
+      for name in pairs(id and params or {}) do names[#names + 1] = name end
+      names_at[#uris] = names
     end
   end
 end
@@ -109,7 +108,7 @@ local function module_door()
     if id then
       -- Up to four by name without a loop (an inner loop keeps LuaJIT from compiling this
       -- loop into one trace), then the rest.
-      local names = names_of[id]
+      local names = names_at[k]
       local a, b, c, d = names[1], names[2], names[3], names[4]
       if a then
         bytes = bytes + #a + #params[a]

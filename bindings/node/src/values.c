@@ -313,6 +313,13 @@ static int set_status(napi_env env, ilk_response *response, napi_value status) {
 
 /* Writes a Response (or a plain { status, body, headers } object: what it leaves out stays). */
 int write_response(napi_env env, ilk_response *response, napi_value object) {
+  bool promise = false;
+  napi_is_promise(env, object, &promise);
+  if (promise) {    /* an async callback's: it has none of a response's fields, and is never awaited */
+    napi_throw_type_error(env, "ERR_INVALID_RETURN_VALUE",
+                          "a callback returned a Promise: callbacks run synchronously, and their Promise is not awaited");
+    return 0;
+  }
   const char *keys[] = {"status", "body", "headers"};
   for (int i = 0; i < 3; i++) {
     bool has = false;

@@ -284,3 +284,14 @@ test('a callback cannot close the router that is resolving (its error is thrown 
   router.close();
   assert.throws(() => router.match('/close'), { message: 'the router is closed' });
 });
+
+test('an async destination or filter is a TypeError, not an empty 200', () => {
+  const destinations = new Router();
+  destinations.addRoute('/async', async () => 'later');
+  assert.throws(() => destinations.resolve('/async'), { name: 'TypeError', message: /returned a Promise/ });
+  const filters = new Router();
+  filters.addRoute('/a', () => 'a');
+  filters.addFilter(async (req, next) => (req.path === '/gate' ? 'stop' : next(req)), { name: 'gate' });
+  assert.throws(() => filters.resolve('/a'), { name: 'TypeError', message: /returned a Promise/ });
+  assert.throws(() => filters.resolve('/gate'), { name: 'TypeError', message: /returned a Promise/ });
+});

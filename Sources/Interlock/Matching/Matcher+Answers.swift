@@ -87,23 +87,25 @@ extension Matcher {
         valuesPlace = .decoded
     }
 
+    /// The enumerating variant's callout after a leaf's mark: that leaf fits (see `RegexRun`).
     func calloutHit(_ mark: UnsafePointer<UInt8>?) {
-        guard let mark, let unit = enumeratingUnit else { return }
-        noteFitting(unit.leaves[Matcher.markIndex(mark)])
+        guard let mark, let unit = regexRun.enumerated else { return }
+        noteFitting(unit.leaves[Matcher.markIndex(mark)], listing: regexRun.listing)
     }
 
     /// In an enumeration, a leaf whose path fits (with its scheme, host and port, and the method
-    /// the subject names, if any).
-    func noteFitting(_ leaf: Leaf) {
+    /// the subject names, if any): listed for `fittingLeaves`, else its method allowed.
+    func noteFitting(_ leaf: Leaf, listing: Bool) {
         if listing { listed.append(leaf) } else { noteAllowed(leaf.route) }
     }
 
     /// `noteFitting` for a walk's leaves, by their records, those that take the subject's method
     /// (a walk checks the method in Swift, not in a regex). Out of line: walks run it only in an
     /// enumeration.
-    @inline(never) func noteFitting(_ records: UnsafePointer<LeafRecord>, count: Int) {
-        for i in 0..<count where records[i].accepts(method: methodWord, subject + methodStart, methodLength) {
-            noteFitting(Leaf(route: records[i].route.takeUnretainedValue(), names: records[i].names.takeUnretainedValue()))
+    @inline(never) func noteFitting(_ records: UnsafePointer<LeafRecord>, count: Int, _ lookup: Lookup) {
+        for i in 0..<count where records[i].accepts(method: lookup.methodWord, subject + lookup.methodStart, lookup.methodLength) {
+            noteFitting(Leaf(route: records[i].route.takeUnretainedValue(), names: records[i].names.takeUnretainedValue()),
+                        listing: lookup.mode == .listing)
         }
     }
 

@@ -16,21 +16,18 @@ extension Matcher {
     /// - Throws: ``InterlockError`` as a lookup throws.
     func fittingLeaves(method: UnsafeRawBufferPointer?, uri: UnsafeRawBufferPointer) throws(InterlockError) -> [Leaf] {
         guard begin() else { return [] }
-        _ = try writeSubject(uri, held: .unknown) { (subject) throws(InterlockError) -> Int in try Matcher.copyMethod(method, to: subject) }
-        spanCount = 0
-        if !spans.segmentsIndexed { indexSegments() }
+        var lookup = try writeSubject(uri, held: .unknown) { (subject) throws(InterlockError) -> Int in
+            try Matcher.copyMethod(method, to: subject)
+        }
+        lookup.mode = .listing
         listed = []
-        listing = true
-        enumerating = true
         defer {
             listed = []         // the caller's copy holds the routes, not the matcher
-            listing = false
-            enumerating = false
-            enumeratingUnit = nil
+            regexRun = RegexRun()
             winner = nil
             routeID = 0
         }
-        _ = try matchRoot()
+        _ = try matchTree(&lookup)
         return listed
     }
 

@@ -24,7 +24,7 @@ extension Matcher {
     /// if the segment fits, 1 (backtrack) if not, PCRE2's error if a constraint stopped. The
     /// split is written where the values go: nothing reads them until the unit has matched.
     func mixedCallout(_ index: Int, at: Int) -> Int32 {
-        guard let table = runningMixed else { return 1 }
+        guard let table = regexRun.mixed else { return 1 }
         return table[index].segment._withUnsafeGuaranteedRef { m in
             mixedCode(m, from: at, segmentEnd: segmentEnd(after: at - 1), pathEnd: spans.pathLength,
                       starts: valueStart, ends: valueLength)

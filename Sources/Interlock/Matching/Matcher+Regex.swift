@@ -4,16 +4,18 @@ import CPCRE2
 
 extension Matcher {
     /// Runs a regex at `p`; true if it matched.
-    @inline(__always) private func run(_ code: PCRE2Code, at p: Int) throws(InterlockError) -> Bool {
-        try run(raw: code.code, jitted: code.jitted, at: p)
+    @inline(__always) private func run(_ code: PCRE2Code, at p: Int, _ lookup: inout Lookup) throws(InterlockError) -> Bool {
+        try run(raw: code.code, jitted: code.jitted, at: p, &lookup)
     }
 
-    @inline(__always) private func run(raw: OpaquePointer, jitted: Bool, at p: Int) throws(InterlockError) -> Bool {
+    /// Runs a regex at `p`; true if it matched. A regex that fails may have failed on the method
+    /// alone: noted in `lookup` (`pathFitted`).
+    @inline(__always) private func run(raw: OpaquePointer, jitted: Bool, at p: Int, _ lookup: inout Lookup) throws(InterlockError) -> Bool {
         let rc = jitted
             ? pcre2_jit_match_8(raw, subject, subjectLength, p, 0, matchData, matchContext)
             : pcre2_match_8(raw, subject, subjectLength, p, 0, matchData, matchContext)
         if rc >= 0 { return true }
-        if rc == PCRE2_ERROR_NOMATCH { pathFitted = true; return false }
+        if rc == PCRE2_ERROR_NOMATCH { lookup.pathFitted = true; return false }
         throw stopped(rc)
     }
 
@@ -55,21 +57,24 @@ extension Matcher {
     /// 1 (backtrack) if not, and PCRE2's error, which ends the unit's match with it, if the
     /// constraint stopped.
     fileprivate func constraintCallout(_ index: Int, from start: Int, to end: Int) -> Int32 {
-        guard let table = runningConstraints else { return 1 }
+        guard let table = regexRun.constraints else { return 1 }
         let rc = constraintCode(table[index], from: start, to: end)
         if rc >= 0 { return 0 }
         return rc == PCRE2_ERROR_NOMATCH ? 1 : rc
     }
 
-    func run(_ u: UnitRef, at p: Int) throws(InterlockError) -> Bool {
-        runningConstraints = u.constraints
-        runningMixed = u.mixed
-        if enumerating {
+    /// Runs regex unit `u` at `p`: records the leaf its mark names, or in an enumeration runs its
+    /// enumerating variant, whose callouts note every leaf reached (`calloutHit`).
+    func run(_ u: UnitRef, at p: Int, _ lookup: inout Lookup) throws(InterlockError) -> Bool {
+        regexRun.constraints = u.constraints
+        regexRun.mixed = u.mixed
+        if lookup.enumerating {
             let unit = u.unit.takeUnretainedValue()
-            enumeratingUnit = unit
-            return try run(unit.enumerationCode(), at: p)
+            regexRun.enumerated = unit
+            regexRun.listing = lookup.mode == .listing
+            return try run(unit.enumerationCode(), at: p, &lookup)
         }
-        guard try run(raw: u.raw, jitted: u.jitted, at: p) else { return false }
+        guard try run(raw: u.raw, jitted: u.jitted, at: p, &lookup) else { return false }
         guard let mark = pcre2_get_mark_8(matchData) else { return false }
         let i = Matcher.markIndex(mark)
         record(u.records + i, groups: u.groups + 1 + i * Int(u.groups[0]), mixed: u.mixed)
@@ -81,6 +86,22 @@ extension Matcher {
         while mark[i] != 0 { v = v &* 10 &+ Int(mark[i] &- 0x30); i += 1 }
         return v
     }
+}
+
+/// What the callouts of the regex run in progress need. PCRE2 calls them with the matcher (the
+/// match context's callout data), not with the lookup, so the lookup's walk notes it here, on the
+/// matcher, before each run (`run(_:at:_:)`); the driver clears it after an enumeration, which
+/// holds its unit.
+struct RegexRun {
+    /// The constraints of the unit being run.
+    var constraints: UnsafeMutablePointer<ConstraintRef>? = nil
+    /// The mixed segments of the unit being run.
+    var mixed: UnsafeMutablePointer<MixedRef>? = nil
+    /// In an enumeration, the unit whose leaves the callouts note (nil otherwise: a lookup for
+    /// the answer calls no leaf's callout).
+    var enumerated: Unit? = nil
+    /// Whether that enumeration lists leaves (`fittingLeaves`) rather than noting their methods.
+    var listing = false
 }
 
 /// Every callout of the matcher's regexes: a constraint's (a string, its index), or the

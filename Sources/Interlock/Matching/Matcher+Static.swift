@@ -4,28 +4,26 @@
 extension Matcher {
     /// Tries the all-literal table with the URI's own path, before any parsing: a path the table
     /// holds byte for byte is already normalized (normalizing it would change nothing), so it is
-    /// copied into the subject, its query and fragment are checked, and its entry is kept in
-    /// `probed` for `matchStaticPath`. False, having written nothing, for any other URI: it is
-    /// parsed, and probed again once normalized. Out of line, as `matchStaticPath`.
+    /// copied into the subject, its query and fragment are checked, and its entry is returned (the
+    /// lookup's `probed`, for `matchStaticPath`). Nil, having written nothing, for any other URI:
+    /// it is parsed, and probed again once normalized. Out of line, as `matchStaticPath`.
     ///
     /// The whole URI is probed first (unless `held` says the shortcut found it is not there): no
     /// path the table holds has a "?" or "#", so a URI that is one of them is a bare path (most
     /// requests are), found without looking for where its path ends. Only a URI that is none of
     /// them is looked through for a query or fragment.
-    @inline(never) func takeStaticPath(_ uri: UnsafeRawBufferPointer, held: StaticHold) throws(InterlockError) -> Bool {
-        probed = nil
-        guard let path = wholeURIAsPath(uri) else { return false }
+    @inline(never) func takeStaticPath(_ uri: UnsafeRawBufferPointer, held: StaticHold) throws(InterlockError) -> StaticEntry? {
+        guard let path = wholeURIAsPath(uri) else { return nil }
         var end = uri.count
         var found = held == .no ? nil : staticProbe.lookup(path, end)
         if found == nil {
-            guard let pathEnd = URIParser.barePathEnd(uri), pathEnd < end else { return false }
+            guard let pathEnd = URIParser.barePathEnd(uri), pathEnd < end else { return nil }
             end = pathEnd
             found = staticProbe.lookup(path, end)
         }
-        guard let entry = found else { return false }
+        guard let entry = found else { return nil }
         try URIParser.parse(uri, normalizedPathEnd: end, into: subject, spans: &spans)
-        probed = entry
-        return true
+        return entry
     }
 
     /// The URI itself as a path the all-literal table may hold byte for byte: a bare path ("/"
@@ -77,7 +75,6 @@ extension Matcher {
             // What a lookup of this path leaves (`record` sets the rest of the answer): the path
             // in the subject, no other part.
             if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
-            pathFitted = false
             UnsafeMutableRawPointer(subject).copyMemory(from: path, byteCount: uri.count)
             spans = URISpans()
             spans.pathLength = uri.count
@@ -88,21 +85,24 @@ extension Matcher {
     }
 
     /// Tries the all-literal table for the path in `subject` (or the entry `takeStaticPath`
-    /// found). Out of line: on tables that do not probe, its code in `match` made every lookup
-    /// longer.
-    @inline(never) func matchStaticPath(method: Range<Int>, scheme: Range<Int>, host: Range<Int>) -> Bool {
-        guard let entry = probed ?? staticProbe.lookup(subject, spans.pathLength) else { return false }
-        if matchStatic(entry, method: method, scheme: scheme, host: host) { return true }
-        pathFitted = true
+    /// found, `lookup.probed`); notes in `lookup` a path that fitted but took no route. Out of
+    /// line: on tables that do not probe, its code in `match` made every lookup longer.
+    @inline(never) func matchStaticPath(_ lookup: inout Lookup) -> Bool {
+        guard let entry = lookup.probed ?? staticProbe.lookup(subject, spans.pathLength) else { return false }
+        if matchStatic(entry, lookup) { return true }
+        lookup.pathFitted = true
         return false
     }
 
     /// The first route of an all-literal path that accepts the method, scheme and host, if any.
-    private func matchStatic(_ entry: StaticEntry, method: Range<Int>, scheme: Range<Int>, host: Range<Int>) -> Bool {
+    private func matchStatic(_ entry: StaticEntry, _ lookup: Lookup) -> Bool {
+        let method = lookup.methodStart..<(lookup.methodStart + lookup.methodLength)
+        let scheme = lookup.schemeStart..<(lookup.schemeStart + lookup.schemeLength)
+        let host = lookup.hostStart..<lookup.hostEnd
         let records = entry.records
         for i in 0..<entry.count {
             // The method by its word in the record (one comparison), the scheme and host by bytes.
-            if !records[i].accepts(method: methodWord, subject + method.lowerBound, method.count) { continue }
+            if !records[i].accepts(method: lookup.methodWord, subject + method.lowerBound, method.count) { continue }
             if !accepts(entry.field(i, 0), scheme) || !accepts(entry.field(i, 1), host) { continue }
             record(records + i)
             return true

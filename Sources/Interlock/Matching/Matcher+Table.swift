@@ -43,7 +43,6 @@ extension Matcher {
         }
         staticPaths = table.staticPaths
         staticProbe = staticPaths.probe
-        probed = nil                    // it pointed into the table let go of
         probesStatic = table.probesStatic
         tableGeneration = table.generation
         tableSerial = table.source

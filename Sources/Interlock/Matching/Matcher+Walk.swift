@@ -11,10 +11,11 @@ extension Matcher {
     /// unit at most once, since a node is entered only from its parent, each of whose two
     /// children is taken at most once (the choice point is dropped when resumed). Its work is at
     /// most the unit's size, however the request backtracks.
-    func walk(_ u: WalkTable, at start: Int) -> Bool {
+    func walk(_ u: WalkTable, at start: Int, _ lookup: inout Lookup) -> Bool {
         let nodes = u.nodes, slots = u.slots, edges = u.edges, keys = u.keyBytes
         let fold = u.caseInsensitive
-        let method = methodWord, methodBytes = subject + methodStart, methodLength = self.methodLength
+        let method = lookup.methodWord, methodBytes = subject + lookup.methodStart, methodLength = lookup.methodLength
+        let enumerating = lookup.enumerating
         // Locals: the call that notes leaves in an enumeration could, for all the compiler knows,
         // change the properties, which it would then read again at every step.
         let subject = self.subject, segmentEnds = self.segmentEnds
@@ -24,14 +25,14 @@ extension Matcher {
             let node = nodes + n
             if subject[p] == newline {
                 let first = Int(node.pointee.firstLeaf)
-                if enumerating { noteFitting(u.records + first, count: Int(node.pointee.leafCount)) }
+                if enumerating { noteFitting(u.records + first, count: Int(node.pointee.leafCount), lookup) }
                 for i in first..<(enumerating ? first : first + Int(node.pointee.leafCount)) {
                     let leaf = u.records + i
                     if !leaf.pointee.accepts(method: method, methodBytes, methodLength) { continue }
                     record(leaf)
                     return true
                 }
-                if node.pointee.leafCount > 0 { pathFitted = true }
+                if node.pointee.leafCount > 0 { lookup.pathFitted = true }
             } else {
                 let segment = p + 1
                 let end = Int(segmentEnds[p])

@@ -15,7 +15,7 @@ extension Matcher {
     /// parent, which tries each of its children once. So each constraint runs at most once, on
     /// its segment alone, under the match limit (a stopped one throws, naming its route), and each
     /// mixed segment's rule runs at most once, in time linear in its segment.
-    func walkBranches(_ u: WalkTable, at start: Int) throws(InterlockError) -> Bool {
+    func walkBranches(_ u: WalkTable, at start: Int, _ lookup: inout Lookup) throws(InterlockError) -> Bool {
         let nodes = u.nodes, slots = u.slots, edges = u.edges, keys = u.keyBytes
         let ranges = u.nodeBranches, branches = u.branches
         let fold = u.caseInsensitive
@@ -33,8 +33,8 @@ extension Matcher {
                 next = 1
                 if subject[p] == newline {
                     if node.pointee.leafCount > 0 {
-                        if tail == nil, u.anyOrigin(Int(node.pointee.firstLeaf), Int(node.pointee.leafCount)) { tail = requestTail() }
-                        if leaves(u, node, tail) { return true }
+                        if tail == nil, u.anyOrigin(Int(node.pointee.firstLeaf), Int(node.pointee.leafCount)) { tail = requestTail(lookup) }
+                        if leaves(u, node, tail, &lookup) { return true }
                     }
                 } else {
                     let segment = p + 1, end = Int(segmentEnds[p])
@@ -74,7 +74,9 @@ extension Matcher {
 
     /// Tries `node`'s leaves (the path ends at it) in tie order: records the first that takes the
     /// request's scheme, host, port and method; in an enumeration notes every one that does.
-    @inline(__always) private func leaves(_ u: WalkTable, _ node: UnsafePointer<WalkUnit.Node>, _ tail: RequestTail?) -> Bool {
+    /// Notes in `lookup` a leaf that refused the method alone.
+    @inline(__always) private func leaves(_ u: WalkTable, _ node: UnsafePointer<WalkUnit.Node>, _ tail: RequestTail?,
+                                          _ lookup: inout Lookup) -> Bool {
         let first = Int(node.pointee.firstLeaf), count = Int(node.pointee.leafCount)
         let origins = u.origins
         for i in first..<(first + count) {
@@ -83,8 +85,11 @@ extension Matcher {
                 guard let tail, tail.accepts(o.pointee, u.keyBytes, subject) else { continue }
             }
             let leaf = u.records + i
-            if enumerating { noteFitting(leaf, count: 1); continue }
-            if !leaf.pointee.accepts(method: methodWord, subject + methodStart, methodLength) { pathFitted = true; continue }
+            if lookup.enumerating { noteFitting(leaf, count: 1, lookup); continue }
+            if !leaf.pointee.accepts(method: lookup.methodWord, subject + lookup.methodStart, lookup.methodLength) {
+                lookup.pathFitted = true
+                continue
+            }
             record(leaf)
             return true
         }
@@ -170,8 +175,8 @@ extension Matcher {
 
     /// Where the request's scheme, host and port lie in the subject's tail (see `writeSubject`).
     /// Out of line: only leaves naming a scheme or host need it, once a walk.
-    @inline(never) func requestTail() -> RequestTail {
-        var i = methodStart + methodLength + 1
+    @inline(never) func requestTail(_ lookup: Lookup) -> RequestTail {
+        var i = lookup.methodStart + lookup.methodLength + 1
         let schemeStart = i
         while i < subjectLength, subject[i] != newline { i += 1 }
         let schemeEnd = i

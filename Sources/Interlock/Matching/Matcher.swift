@@ -1,5 +1,16 @@
 // The matcher's state and the lookup driver; the rest of the lookup is in the Matcher+*.swift
 // extensions. Over 400 lines only because every stored property carries its exclusivity attribute.
+//
+// What a matcher stores, and what it does not: its fields are what outlives one lookup (the
+// buffers, PCRE2's contexts and stacks, the span and choice arrays the walks use as scratch, the
+// table it holds) and the answer of the last lookup, which the public API reads after it
+// (`winner`, `routeID`, `parameterCount`, `valuesPlace` and the values, `allowedRoutes` and
+// `allowedCount`), written by the step that decides it (`record`, `noteAllowed`) once `begin`
+// forgot the last one. What the steps of one lookup tell each other (where the method, scheme
+// and host lie, the static entry found before the parse, whether a path fitted, whether the pass
+// enumerates) is a `Lookup`, made fresh by the driver and passed down. Two exceptions, both
+// because PCRE2 calls a callout with the matcher and nothing else: `regexRun`, what the callouts
+// of the regex in progress need, and `stoppedConstraint`, the constraint a callout saw stop.
 
 import CPCRE2
 
@@ -112,37 +123,10 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var probesStatic = false
-    /// The entry of the URI's own path, when it is one `staticProbe` holds byte for byte.
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var probed: StaticEntry? = nil
-    /// Where the request's method lies in the subject (empty for any): walk units check it.
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var methodStart = 0
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var methodLength = 0
-    /// The request's method as a `MethodWord` (`MethodWord.any` for none): what leaves compare.
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var methodWord = MethodWord.any
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
     #endif
     var strictSlash = false
-    /// Whether the lookup found a route whose path fits but that it did not take (a walk's
-    /// leaves refused the method, a static entry refused it, or a regex failed, which may be
-    /// for the method): only then can the answer be "method not allowed", so only then is the
-    /// table searched again for the methods that fit.
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var pathFitted = false
 
     // The last answer's record: the table this matcher holds (`tableRoot`) keeps it alive, and it
     // is cleared before the matcher lets go of that table.
@@ -177,32 +161,20 @@ public final class Matcher {
     @exclusivity(unchecked)
     #endif
     var allowedCount = 0
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var enumeratingUnit: Unit? = nil
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var enumerating = false
-    /// While `fittingLeaves` runs: the enumeration lists every leaf it reaches in `listed`.
-    var listing = false
+    /// What `fittingLeaves` lists: every leaf its enumeration reaches (see `noteFitting`).
     var listed: [Leaf] = []
-    /// The constraints of the unit being run, for its callouts.
+    /// The regex run in progress, for its callouts (see `RegexRun`).
     #if !INTERLOCK_CHECK_EXCLUSIVITY
     @exclusivity(unchecked)
     #endif
-    var runningConstraints: UnsafeMutablePointer<ConstraintRef>? = nil
-    /// The mixed segments of the unit being run, for its callouts.
-    #if !INTERLOCK_CHECK_EXCLUSIVITY
-    @exclusivity(unchecked)
-    #endif
-    var runningMixed: UnsafeMutablePointer<MixedRef>? = nil
+    var regexRun = RegexRun()
     #if DEBUG
     /// Constraint runs since the matcher was made: tests bound a lookup's work by it.
     var constraintRuns = 0
     #endif
-    /// The constraint that stopped the last regex, and its error.
+    /// The constraint that stopped the last regex or walk, and its error: `constraintCode` notes
+    /// it (it may run in a callout, which can return only PCRE2's code) for `stopped`, which
+    /// reads and clears it at once.
     var stoppedConstraint: (Unmanaged<Constraint>, Int32)? = nil
     /// The match limit the contexts have (see `CompiledTable.matchLimit`).
     var appliedMatchLimit: UInt32
@@ -316,46 +288,45 @@ public final class Matcher {
     /// The lookup; `copyMethod` writes the request's method (checked) where it is given and
     /// returns its length (0 for none); `held` is what the all-literal shortcut found out.
     ///
-    /// In the order of docs/matching.md ("How Interlock matches"): the all-literal shortcut for
-    /// a bare path the static table holds (`wholeStaticPath`, tried by the public `match`
-    /// functions before this), the parse (`takeStaticPath` or `URIParser.parse`), the
-    /// static table for the normalized path (`matchStaticPath`), the tree from its root node
+    /// In the order of docs/matching.md ("The lookup, step by step"): the all-literal shortcut
+    /// for a bare path the static table holds (`wholeStaticPath`, tried by the public `match`
+    /// functions before this), the parse (`takeStaticPath` or `URIParser.parse`), the static
+    /// table for the normalized path (`matchStaticPath`), the tree from its root node
     /// (`matchRoot`), and, when a path fitted but no route took the method, the
-    /// allowed-methods pass (the tree again, with no method).
+    /// allowed-methods pass (`allowedMethods`). One `Lookup`, made here, carries what the steps
+    /// tell each other; the answer is what `record` and `noteAllowed` wrote on the matcher.
     @inline(__always) private func match(
         uri: UnsafeRawBufferPointer, held: StaticHold,
         copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
     ) throws(InterlockError) -> MatchOutcome {
         guard begin() else { return .notFound }
-        let (methodStart, methodLength, schemeStart, schemeLength, hostStart, hostEnd) =
-            try writeSubject(uri, held: held, copyMethod: copyMethod)
+        var lookup = try writeSubject(uri, held: held, copyMethod: copyMethod)
+        if probesStatic && matchStaticPath(&lookup) { return .matched }
+        if try matchTree(&lookup) { return .matched }
+        guard lookup.methodLength > 0, lookup.pathFitted else { return .notFound }
+        return try allowedMethods(after: lookup)
+    }
 
-        if probesStatic && matchStaticPath(method: methodStart..<(methodStart + methodLength),
-                                           scheme: schemeStart..<(schemeStart + schemeLength), host: hostStart..<hostEnd) {
-            return .matched
-        }
-
+    /// The tree from its root for `lookup`, on the subject written for it.
+    @inline(__always) func matchTree(_ lookup: inout Lookup) throws(InterlockError) -> Bool {
         spanCount = 0
         if !spans.segmentsIndexed { indexSegments() }
-        if try matchRoot() { return .matched }
-        guard methodLength > 0, pathFitted else { return .notFound }
+        return try matchRoot(&lookup)
+    }
 
-        // Method not allowed? Match again with no method, letting a callout list every leaf whose
-        // path, scheme and host fit.
-        let tail = subjectLength - (methodStart + methodLength)
-        (subject + methodStart).update(from: subject + methodStart + methodLength, count: tail)
-        subjectLength -= methodLength
-        self.methodLength = 0
-        methodWord = MethodWord.any
-        enumerating = true
+    /// Method not allowed? The tree again with no method, noting the method of every leaf whose
+    /// path, scheme and host fit (`noteAllowed`). Out of line: few lookups get here.
+    @inline(never) private func allowedMethods(after lookup: Lookup) throws(InterlockError) -> MatchOutcome {
+        let methodEnd = lookup.methodStart + lookup.methodLength
+        (subject + lookup.methodStart).update(from: subject + methodEnd, count: subjectLength - methodEnd)
+        subjectLength -= lookup.methodLength
+        var pass = lookup.withoutMethod(for: .allowedMethods)
         defer {
-            enumerating = false
-            enumeratingUnit = nil
-            winner = nil
+            regexRun = RegexRun()       // lets go of the unit the callouts noted leaves of
+            winner = nil                // an enumeration records nothing: no answer but the methods
             routeID = 0
         }
-        spanCount = 0
-        _ = try matchRoot()
+        _ = try matchTree(&pass)
         allowedCount = allowedRoutes.count
         return allowedCount == 0 ? .notFound : .methodNotAllowed
     }
@@ -365,17 +336,16 @@ public final class Matcher {
         winner = nil
         routeID = 0
         parameterCount = 0
-        pathFitted = false
         if allowedCount > 0 { allowedRoutes.removeAll(keepingCapacity: true); allowedCount = 0 }
         return tableRoot != nil
     }
 
     /// Parses the URI (`held`: what the all-literal shortcut found out) and writes the subject,
-    /// the path then its tail, the method by `copyMethod`. Returns where the method (start,
-    /// length), scheme (start, length) and host (start, end) lie in the subject.
+    /// the path then its tail, the method by `copyMethod`. Returns the lookup of what it wrote:
+    /// where the method, scheme and host lie in the subject, and the static entry it found.
     @inline(__always) func writeSubject(
         _ uri: UnsafeRawBufferPointer, held: StaticHold, copyMethod: (UnsafeMutablePointer<UInt8>) throws(InterlockError) -> Int
-    ) throws(InterlockError) -> (Int, Int, Int, Int, Int, Int) {
+    ) throws(InterlockError) -> Lookup {
         if uri.count <= maximumURILength, Matcher.subjectBytes(uri.count) > subjectCapacity {
             subject.deallocate(); decoded.deallocate(); segmentEnds.deallocate()
             subjectCapacity = Matcher.subjectBytes(uri.count)
@@ -383,8 +353,8 @@ public final class Matcher {
             decoded = .allocate(capacity: subjectCapacity)
             segmentEnds = .allocate(capacity: subjectCapacity)
         }
-        let taken = probesStatic ? try takeStaticPath(uri, held: held) : false
-        if !taken { try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans, segmentEnds: segmentEnds) }
+        let probed = probesStatic ? try takeStaticPath(uri, held: held) : nil
+        if probed == nil { try URIParser.parse(uri, strictSlash: strictSlash, into: subject, spans: &spans, segmentEnds: segmentEnds) }
 
         // The tail: "\n" method "\n" scheme "\n" host, lower-cased where the URI is case-free, and,
         // after a host, "\n" and the port (the URI's, or its scheme's default).
@@ -394,9 +364,7 @@ public final class Matcher {
         let methodStart = n
         n += try copyMethod(subject + n)
         let methodLength = n - methodStart
-        self.methodStart = methodStart
-        self.methodLength = methodLength
-        methodWord = MethodWord.at(subject + methodStart, methodLength)
+        let methodWord = MethodWord.at(subject + methodStart, methodLength)
         subject[n] = newline; n += 1
         let schemeStart = n, schemeLength: Int, hostStart: Int, hostEnd: Int
         if spans.scheme == nil && spans.host == nil {     // a path: both empty
@@ -407,7 +375,9 @@ public final class Matcher {
             hostStart = schemeStart + schemeLength + 1
         }
         subjectLength = n
-        return (methodStart, methodLength, schemeStart, schemeLength, hostStart, hostEnd)
+        return Lookup(methodStart: methodStart, methodLength: methodLength, methodWord: methodWord,
+                      schemeStart: schemeStart, schemeLength: schemeLength, hostStart: hostStart, hostEnd: hostEnd,
+                      probed: probed)
     }
 
     /// Writes the URI's scheme, "\n" and host at `n` in the subject, normalized, and after a host

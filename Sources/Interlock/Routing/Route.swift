@@ -25,14 +25,16 @@ public final class Route: @unchecked Sendable {
     /// The pattern text, NUL-terminated, for borrowers that want a C string: made on first use
     /// (most routes are never asked), then kept as long as the route.
     package var patternCString: UnsafeMutablePointer<CChar> {
-        patternText.withLock { text in
-            if let text { return text.pointer }
-            let made = CText(pattern.source)
-            text = made
-            return made.pointer
-        }
+        if let made = patternText.load(ordering: .acquiring) { return made }
+        let made = CText.copy(pattern.source)
+        let (won, held) = patternText.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        if won { return made }
+        made.deallocate()   // another thread made it first
+        return held ?? made
     }
-    private let patternText = Mutex<CText?>(nil)
+    /// An atomic pointer rather than a lock: a lock is two allocations a route, and most routes
+    /// are never asked.
+    private let patternText = Atomic<UnsafeMutablePointer<CChar>?>(nil)
     /// The name, NUL-terminated, or nil.
     package let nameCString: UnsafeMutablePointer<CChar>?
     /// The method, NUL-terminated, or nil for any method: one copy per method per router.
@@ -56,6 +58,8 @@ public final class Route: @unchecked Sendable {
         nameCString = nameText?.pointer
     }
 
+    deinit { patternText.load(ordering: .acquiring)?.deallocate() }
+
     /// Whether the route names a scheme or host (it wins a full tie against one that does not).
     var hasSchemeOrHost: Bool { pattern.scheme != nil || pattern.host != nil }
 
@@ -76,11 +80,16 @@ public final class Route: @unchecked Sendable {
 final class CText: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<CChar>
 
-    init(_ s: String) {
-        let bytes = Array(s.utf8)
-        pointer = .allocate(capacity: bytes.count + 1)
-        for (i, b) in bytes.enumerated() { pointer[i] = CChar(bitPattern: b) }
-        pointer[bytes.count] = 0
+    init(_ s: String) { pointer = CText.copy(s) }
+
+    /// A NUL-terminated copy of `s`, for the caller to deallocate.
+    static func copy(_ s: String) -> UnsafeMutablePointer<CChar> {
+        let count = s.utf8.count
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: count + 1)
+        var i = 0
+        for b in s.utf8 { pointer[i] = CChar(bitPattern: b); i += 1 }
+        pointer[count] = 0
+        return pointer
     }
 
     deinit { pointer.deallocate() }

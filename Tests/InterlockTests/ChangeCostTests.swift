@@ -83,4 +83,21 @@ struct ChangeCostTests {
         // would be over six times it.
         #expect(large <= 2 * small, "parts and page pointers copied: \(small) at 1,000 routes, \(large) at 100,000")
     }
+
+    /// A change leaves the spare resolve runs stale; their matchers go back to the pool, and the
+    /// next resolve takes one there rather than making a matcher (its buffers, PCRE2's match data
+    /// and JIT stack: most of what a removal cost, freed, then made again).
+    @Test func aChangeKeepsTheStaleRunsMatchers() throws {
+        let r = Router()
+        let id = try r.addRoute("/a") { _, _ in }
+        _ = try r.addRoute("/b") { _, _ in }
+        #expect(try r.resolve("/a").status == .ok)
+        let (pooled, spare) = r.state.withLock { ($0.pool.count, $0.runs.count) }
+        #expect(spare == 1, "the resolve gave its run back")
+        try r.removeRoute(id)
+        #expect(r.state.withLock { ($0.pool.count, $0.runs.count) } == (pooled + 1, 0))
+        #expect(try r.resolve("/b").status == .ok)
+        #expect(r.state.withLock { ($0.pool.count, $0.runs.count) } == (pooled, 1), "the new run took the kept matcher")
+        #expect(try r.resolve("/a").status == .notFound)
+    }
 }

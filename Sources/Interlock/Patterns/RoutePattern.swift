@@ -85,7 +85,7 @@ public struct RoutePattern: Sendable, Equatable {
     public var variants: [[PatternSegment]] {
         if let storedVariants { return storedVariants }
         // The source parsed when the route was added, so it parses again (an empty list otherwise).
-        return (try? PatternParser.parse(source, strictSlash: strictSlash))?.variants ?? []
+        return (try? PatternParser.acceptedVariants(source, strictSlash: strictSlash)) ?? []
     }
 
     /// The same pattern without its variants kept, and with `parameterNames` (an equal, shared array).

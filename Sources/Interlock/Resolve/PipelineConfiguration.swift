@@ -350,7 +350,11 @@ extension Router {
         // Moved into the spare runs (no reference counted), or let go of after the lock.
         var ended: PipelineRun? = consume run
         state.withLock { s in
-            if s.runs.count < State.spareLimit, s.pipeline.isCurrent(globalID: ended?.globalID) { s.runs.append(ended.take()!) }
+            if s.runs.count < State.spareLimit, s.pipeline.isCurrent(globalID: ended?.globalID) {
+                s.runs.append(ended.take()!)
+            } else if let stale = ended {
+                s.keepMatcher(stale.pooled)     // the run goes (after the lock), its matcher stays
+            }
         }
     }
 
@@ -362,11 +366,19 @@ extension Router {
 
 extension Router.State {
     /// The spare runs, moved out (to be let go of after the lock: letting go of callbacks may
-    /// run a C free function).
+    /// run a C free function). Their matchers go back to the pool, for the next run or match:
+    /// making a matcher (its buffers, PCRE2's match data and JIT stack) and freeing one cost more
+    /// than most changes that leave the runs stale.
     mutating func takeRuns() -> [PipelineRun] {
         var taken: [PipelineRun] = []
         swap(&taken, &runs)
+        for run in taken { keepMatcher(run.pooled) }
         return taken
+    }
+
+    /// Keeps a matcher no one uses any more in the pool, unless the pool is full.
+    mutating func keepMatcher(_ m: PooledMatcher) {
+        if pool.count < Self.spareLimit { pool.append(m) }
     }
 
     /// The route `id` names, and its slot.

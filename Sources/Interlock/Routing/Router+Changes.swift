@@ -109,7 +109,7 @@ extension Router {
     /// The variants `route` was inserted with (a route keeps its pattern's text, not its parsed
     /// variants: parsing it again gives them).
     private func variants(of route: Route) throws(InterlockError) -> [[PatternSegment]] {
-        try PatternParser.parse(route.pattern.source, strictSlash: options.contains(.strictSlash)).variants
+        try PatternParser.acceptedVariants(route.pattern.source, strictSlash: options.contains(.strictSlash))
     }
 }
 

@@ -192,7 +192,7 @@ public final class Router: @unchecked Sendable {
     }
 
     func returnMatcher(_ m: PooledMatcher) {
-        state.withLock { s in if s.pool.count < State.spareLimit { s.pool.append(m) } }
+        state.withLock { s in s.keepMatcher(m) }
     }
 
     /// Every route, in the order added (removed ones left out).

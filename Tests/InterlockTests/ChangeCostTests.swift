@@ -99,5 +99,9 @@ struct ChangeCostTests {
         #expect(try r.resolve("/b").status == .ok)
         #expect(r.state.withLock { ($0.pool.count, $0.runs.count) } == (pooled, 1), "the new run took the kept matcher")
         #expect(try r.resolve("/a").status == .notFound)
+        // An addition leaves the run stale too; the next resolve keeps its matcher before taking one.
+        _ = try r.addRoute("/c") { _, _ in }
+        #expect(try r.resolve("/c").status == .ok)
+        #expect(r.state.withLock { ($0.pool.count, $0.runs.count) } == (pooled, 1), "the new run took the stale run's matcher")
     }
 }

@@ -334,10 +334,12 @@ extension Router {
 
     /// A new run (with a matcher from the pool) of the current global pipeline: the first
     /// resolves, and those after the global pipeline changed, whose spare runs are let go of
-    /// here, outside the lock (letting go of callbacks may run a C free function).
+    /// here, outside the lock (letting go of callbacks may run a C free function), their
+    /// matchers kept in the pool first (so this run takes one of them).
     @inline(never) private func freshRun() -> PipelineRun {
         let (global, matcher, stale) = state.withLock { s -> (GlobalPipeline, PooledMatcher?, [PipelineRun]) in
-            (s.pipeline.global(), s.pool.popLast(), s.takeRuns())
+            let stale = s.takeRuns()
+            return (s.pipeline.global(), s.pool.popLast(), stale)
         }
         _ = consume stale
         return PipelineRun(router: self, global: global, pooled: matcher ?? PooledMatcher(matcher: Matcher()))

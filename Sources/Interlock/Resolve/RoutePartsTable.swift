@@ -66,12 +66,15 @@ struct RoutePartsTable {
 
     /// Takes back the last slot.
     mutating func removeLast() {
-        let (d, p, _) = Self.place(count - 1)
-        own(d, page: p)
-        directories[d].pages[p].parts.removeLast()
-        if directories[d].pages[p].parts.isEmpty {
+        let (d, p, i) = Self.place(count - 1)
+        if i == 0 {
+            // The page holds this slot only: it goes, uncopied.
+            ownDirectory(d)
             directories[d].pages.removeLast()
             if directories[d].pages.isEmpty { directories.removeLast() }
+        } else {
+            own(d, page: p)
+            directories[d].pages[p].parts.removeLast()
         }
         count -= 1
     }

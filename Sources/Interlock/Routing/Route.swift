@@ -10,8 +10,9 @@ import Synchronization
 /// gone round). 0 is never an id.
 public typealias RouteID = UInt32
 
-/// A registered route: its pattern and what the matcher needs to report it. Immutable, so
-/// compiled tables and matchers on other threads may hold it.
+/// A registered route: its pattern and what the matcher needs to report it. Immutable (but for
+/// its pattern's C string, made once on first use, atomically), so compiled tables and matchers
+/// on other threads may hold it.
 public final class Route: @unchecked Sendable {
     /// The id given when the route was added.
     public let id: RouteID
@@ -29,8 +30,9 @@ public final class Route: @unchecked Sendable {
         let made = CText.copy(pattern.source)
         let (won, held) = patternText.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
         if won { return made }
-        made.deallocate()   // another thread made it first
-        return held ?? made
+        guard let held else { return made }     // not reached: a failed exchange found a pointer
+        made.deallocate()                       // another thread made it first
+        return held
     }
     /// An atomic pointer rather than a lock: a lock is two allocations a route, and most routes
     /// are never asked.

@@ -65,7 +65,9 @@ public final class Router: @unchecked Sendable {
         var compiled: CompiledTable? = nil
         /// How many spare matchers, and spare resolve runs, a router keeps.
         static let spareLimit = 16
-        /// Matchers for `match(_:method:)`, handed to one caller at a time.
+        /// Matchers handed to one caller at a time: `match(_:method:)`'s, and a new resolve run's;
+        /// the matchers of runs a change left stale come back here. A matcher here may still
+        /// hold the table it last used, until its next lookup takes the current one.
         var pool: [PooledMatcher] = []
         /// Spare resolve runs, all of the current global pipeline (see `beginResolve`).
         var runs: [PipelineRun] = []

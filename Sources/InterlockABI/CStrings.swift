@@ -9,13 +9,7 @@ final class CStringStore {
     private var pointers: [UnsafeMutablePointer<CChar>] = []
 
     func keep(_ s: String) -> UnsafePointer<CChar> {
-        var s = s
-        let p = s.withUTF8 { bytes in
-            let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-            if let b = bytes.baseAddress { UnsafeMutableRawPointer(p).copyMemory(from: b, byteCount: bytes.count) }
-            p[bytes.count] = 0
-            return p
-        }
+        let p = CText.copy(s)
         pointers.append(p)
         return UnsafePointer(p)
     }

@@ -79,19 +79,23 @@ public final class Route: @unchecked Sendable {
 }
 
 /// A NUL-terminated copy of a string, freed with the object (shared where many routes need the same).
-final class CText: @unchecked Sendable {
+package final class CText: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<CChar>
 
     init(_ s: String) { pointer = CText.copy(s) }
 
     /// A NUL-terminated copy of `s`, for the caller to deallocate.
-    static func copy(_ s: String) -> UnsafeMutablePointer<CChar> {
-        let count = s.utf8.count
-        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: count + 1)
-        var i = 0
-        for b in s.utf8 { pointer[i] = CChar(bitPattern: b); i += 1 }
-        pointer[count] = 0
-        return pointer
+    ///
+    /// - Parameter s: The text.
+    /// - Returns: Its UTF-8 bytes and a NUL, in memory the caller owns.
+    package static func copy(_ s: String) -> UnsafeMutablePointer<CChar> {
+        var s = s
+        return s.withUTF8 { bytes in
+            let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            if let b = bytes.baseAddress { UnsafeMutableRawPointer(pointer).copyMemory(from: b, byteCount: bytes.count) }
+            pointer[bytes.count] = 0
+            return pointer
+        }
     }
 
     deinit { pointer.deallocate() }
